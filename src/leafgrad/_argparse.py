@@ -108,10 +108,18 @@ def _is_int(value, symint: bool = False) -> bool:
         value.dtype.name.startswith(("int", "uint"))
 
 
+def is_int_item(value) -> bool:
+    """What torch's parser takes for an element of an ``int[]`` (a dims list, roll's shifts),
+    or for the whole list: a SymInt (``_is_int``), or a one-element tensor of an integral type
+    including bool (``x.sum(torch.tensor(True))`` sums dim 1, where an ``int`` refuses it)."""
+    return _is_int(value, True) or _is_tensor(value) and value.dtype.name == "bool" and \
+        value.numel() == 1
+
+
 def _is_int_list(value) -> bool:
-    if _is_int(value):
+    if is_int_item(value):
         return True
-    return isinstance(value, (tuple, list)) and all(_is_int(v) for v in value)
+    return isinstance(value, (tuple, list)) and all(is_int_item(v) for v in value)
 
 
 def _is_dtype(value) -> bool:
@@ -136,8 +144,8 @@ _ACCEPTS = {
         isinstance(x, (float, int, np.floating, np.integer)) for x in v),
     "torch.dtype": _is_dtype,
     "torch.layout": lambda v: type(v).__name__ == "layout",
-    "torch.device": lambda v: isinstance(v, (str, int)) and not isinstance(v, bool)
-    or type(v).__name__ == "device",
+    "torch.device": lambda v: isinstance(v, (str, int, np.integer))
+    and not isinstance(v, (bool, np.bool_)) or type(v).__name__ == "device",
     "torch.Generator": lambda v: v is None or type(v).__name__ == "Generator",
     "torch.memory_format": lambda v: type(v).__name__ == "memory_format",
     "PyObject*": lambda v: True,
@@ -330,7 +338,7 @@ _TO_FLAGS = ("bool non_blocking=False, bool copy=False, *, "  # Tensor.to (ops/_
              "torch.memory_format? memory_format=None")
 SIGNATURES["Tensor.to"] = _overloads(
     f"to(torch.device? device=None, torch.dtype? dtype=None, {_TO_FLAGS})",
-    f"to(torch.dtype dtype, {_TO_FLAGS})", f"to(Tensor tensor, {_TO_FLAGS})")
+    f"to(torch.dtype dtype, {_TO_FLAGS})", f"to(Tensor~ tensor, {_TO_FLAGS})")
 SIGNATURES.update({  # nn.functional's C functions (nn/_functional_*.py)
     "softplus": _overloads("softplus(Tensor input, Number beta=1, Number threshold=20)"),
     "hardshrink": _overloads("hardshrink(Tensor input, Number lambd=0.5)"),
@@ -345,6 +353,9 @@ SIGNATURES.update({  # nn.functional's C functions (nn/_functional_*.py)
                              "stride=None, tuple of ints padding=0, bool ceil_mode=False, "
                              "bool count_include_pad=True)"),
 })
+SIGNATURES["kthvalue"] = _overloads(  # _functions_reductions.py
+    "kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False, *, Tensor? out=None)")
+SIGNATURES["Tensor.kthvalue"] = _overloads("kthvalue(int k, int dim=-1, bool keepdim=False)")
 SIGNATURES["mode"] = _overloads(
     "mode(Tensor input, int dim=-1, bool keepdim=False, *, Tensor? out=None)")
 SIGNATURES["Tensor.mode"] = _overloads("mode(int dim=-1, bool keepdim=False)")
@@ -607,16 +618,23 @@ def error(name: str, args: tuple, kwargs: dict | None = None) -> TypeError | Non
     return TypeError(f"{function}() takes {count} positional {plural} but {details} {verb} given")
 
 
-def parsed(name: str, method: bool = False):
+def parsed(name: str, method: bool = False, keywords: tuple = ()):
     """Decorate a function declared in SIGNATURES whose body checks only the cheap cases:
     when the call raises (Python's own "missing 1 required positional argument", a NumPy
     error from an argument of the wrong type...) and no overload of ``name`` accepts it, raise
     torch's parser error instead, as torch raises it before doing anything. A valid call pays
-    for one wrapper frame only (measured in test_left2_findings' report: ~0.1 us)."""
+    for one wrapper frame only (measured in test_left2_findings' report: ~0.1 us).
+    ``keywords``: parameters whose meaning depends on being given by keyword, which the body
+    cannot see (var's ``dim``: positionally a bool is the legacy ``unbiased``, by keyword it
+    is refused): a call giving one of them by keyword is checked first."""
 
     def decorate(fn):
         @functools.wraps(fn)
         def checked(*args, **kwargs):
+            if kwargs and keywords and any(key in kwargs for key in keywords):
+                problem = error(name, args[1:] if method else args, kwargs)
+                if problem is not None:
+                    raise problem
             try:
                 return fn(*args, **kwargs)
             except Exception:
@@ -640,14 +658,25 @@ def parsed(name: str, method: bool = False):
 def refuse_none(name: str, parameter: str, position: int, method: bool = False):
     """Decorate a function whose ``parameter`` (at ``position`` among the arguments as torch
     counts them) defaults to None for "not given": torch's overloads take no None there, so an
-    explicit None is its parser's error (declared in SIGNATURES)."""
+    explicit None is its parser's error (declared in SIGNATURES). The parameter is an int
+    (a dim): given by keyword, it selects the overload with it, so a tensor there is read as
+    an int (``max(x, dim=tensor(1))``, which positionally is ``max(x, other)``) or refused;
+    and the overloads without it take no ``keepdim`` (``median(x, keepdim=True)``)."""
 
     def decorate(fn):
         @functools.wraps(fn)
         def checked(*args, **kwargs):
             given = args[1:] if method else args
-            if kwargs.get(parameter, 0) is None or (
-                    len(given) > position and given[position] is None):
+            if kwargs:
+                value = kwargs.get(parameter, 0)
+                if value is None or _is_tensor(value) or \
+                        "keepdim" in kwargs and parameter not in kwargs and len(given) <= position:
+                    problem = error(name, given, kwargs)
+                    if problem is not None:
+                        raise problem
+                    if value is not None and _is_tensor(value):
+                        kwargs[parameter] = int(value.item())
+            if len(given) > position and given[position] is None:
                 raise error(name, given, kwargs)
             return fn(*args, **kwargs)
 
@@ -970,16 +999,16 @@ def int_list(function: str, name: str, value, position: int | None = None) -> tu
     if value.__class__ is int:
         return (value,)
     where = f" (position {position})" if position is not None else ""
-    if _is_int(value):
-        return (int(value) if not _is_tensor(value) else value.item(),)
+    if is_int_item(value):
+        return (int(value) if not _is_tensor(value) else int(value.item()),)
     if _is_tensor(value) and value.ndim == 1 and _is_int(value[0] if len(value) else 0):
         return tuple(value.tolist())
     if isinstance(value, (tuple, list)):
         for index, item in enumerate(value):
-            if not _is_int(item):
+            if not is_int_item(item):
                 raise TypeError(f"{function}(): argument '{name}'{where} must be tuple of ints, "
                                 f"but found element of type {typename(item)} at pos {index}")
-        return tuple(int(item) if not _is_tensor(item) else item.item() for item in value)
+        return tuple(int(item) if not _is_tensor(item) else int(item.item()) for item in value)
     raise TypeError(f"{function}(): argument '{name}'{where} must be tuple of ints, not "
                     f"{typename(value)}")
 
