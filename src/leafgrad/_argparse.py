@@ -136,7 +136,8 @@ _ACCEPTS = {
     "int": _is_int,
     # (torch's double: NumPy bools and complex numbers too, read by their real part)
     "float": lambda v: isinstance(v, (float, int, np.floating, np.integer, np.bool_,
-                                      np.complexfloating)),
+                                      np.complexfloating))
+    or _is_tensor(v) and v.ndim == 0 and not v.requires_grad,  # (as ``number`` reads it)
     "str": lambda v: isinstance(v, str),
     "str~": lambda v: v is None or isinstance(v, str),  # (required, None allowed: str?)
     "tuple of ints": _is_int_list,
@@ -353,6 +354,7 @@ SIGNATURES.update({  # nn.functional's C functions (nn/_functional_*.py)
                              "stride=None, tuple of ints padding=0, bool ceil_mode=False, "
                              "bool count_include_pad=True)"),
 })
+SIGNATURES["pdist"] = _overloads("pdist(Tensor input, float p=2)")  # ops/distance.py
 SIGNATURES["kthvalue"] = _overloads(  # _functions_reductions.py
     "kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False, *, Tensor? out=None)")
 SIGNATURES["Tensor.kthvalue"] = _overloads("kthvalue(int k, int dim=-1, bool keepdim=False)")
@@ -767,19 +769,28 @@ def number(function: str, name: str, value, position: int | None = None, kind: s
 
 def doubles(function: str, *given) -> list:
     """Arguments torch's parser reads as C doubles or bools (eps, momentum, training...), given
-    as ``(name, value, position, kind)`` with kind "float" or "bool": their values, a float
-    one as ``number`` reads it (NumPy numbers, 0-d tensors), or its TypeError ("layer_norm():
-    argument 'eps' (position 5) must be float, not list"). Callers test the common classes
-    first."""
+    as ``(name, value, position, kind)`` with kind "float" ("float?": None allowed), "bool",
+    "Number", "int" or "SymInt": their values, a float one as ``number`` reads it (NumPy
+    numbers, 0-d tensors), or its TypeError ("layer_norm(): argument 'eps' (position 5) must
+    be float, not list"). Callers test the common classes first."""
     values = []
     for name, value, position, kind in given:
         if kind == "bool":
             values.append(value if value.__class__ is bool else bool_arg(
                 function, name, value, position))
+        elif kind == "int" or kind == "SymInt":
+            values.append(value if value.__class__ is int else int_arg(
+                function, name, value, position, symint=kind == "SymInt"))
+        elif kind == "float?" and value is None:
+            values.append(None)
         elif value.__class__ is float or value.__class__ is int:
             values.append(value)
-        else:
-            values.append(number(function, name, value, position, kind="float"))
+        elif kind == "Number":  # (a bool as the kernel's scalar_t reads it: 0 or 1)
+            value = number(function, name, value, position)
+            values.append(int(value) if value.__class__ is bool else value)
+        else:  # a double: a bool is its value as a number
+            value = number(function, name, value, position, kind="float")
+            values.append(float(value) if value.__class__ is bool else value)
     return values
 
 

@@ -339,6 +339,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
             f"Given normalized_shape={list(shape)}, expected input with shape "
             f"[*{', '.join(str(s) for s in shape)}], but got input of size{list(input.shape)}"
         )
+    if eps.__class__ is not float and eps is not None:  # torch.rms_norm's parser
+        eps, = _argparse.doubles("rms_norm", ("eps", eps, 4, "float"))
     if eps is None:
         eps = float(_dtype.np_finfo(input._data.dtype).eps)
     dims = tuple(range(input.dim() - count, input.dim()))
