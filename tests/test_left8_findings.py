@@ -5,6 +5,18 @@
    backward is torch's version error, and ``_saved_running_mean``/``_saved_running_var`` show
    them (None when not given). The backward reads their values when it runs (a write the
    check misses, through ``.data`` or a training-mode update, shows in the gradients).
+2. Complex ``reciprocal`` (and pow's -1, rsqrt and pow's -0.5, ``1 / z``) is c10::complex's
+   division of 1, with its fma contractions: 0 gives inf+nanj, inf gives 0j with torch's
+   signs, and the last bits of finite values in torch's scalar loop.
+3. Complex ``cumprod`` starts from 1 as torch's: its first slice is ``1 * a`` (an infinite
+   component gives NaN), and so do the gradients through it.
+4. Arguments as torch's parser reads them: kthvalue's k; a dim by keyword (max/min/prod/median:
+   the dim overload; var/std: no legacy bool); keepdim without dim; argsort's stable; a bool
+   tensor in an int[]; ``Tensor.to`` with a number (the tensor it wraps) or an int (a device
+   index); trapezoid's samples of fewer dims.
+5. The scalar options of the losses and layers whose torch form is a C function (kl_div's
+   log_target, the margins, beta, delta, ignore_index, label_smoothing, grid_sample's
+   align_corners, rms_norm's eps, pdist's p) are read by that function's parser.
 """
 
 from __future__ import annotations
@@ -376,3 +388,58 @@ def test_loss_and_layer_scalars_as_their_c_functions_parse_them():
         assert seen[0] == seen[1], (name, shown, seen)
         checked += 1
     assert checked == len(names) * len(values) - 3
+
+
+def _bias_outcome(call):
+    outcome = _outcome(call)
+    if outcome[0] != "ok" or not hasattr(outcome[1], "grad_fn"):
+        return outcome if outcome[0] != "ok" else ("ok", repr(outcome[1]))
+    result = outcome[1]
+    return ("ok", type(result).__name__, _bits(result), _graph(result.grad_fn))
+
+
+def test_causal_biases_of_nn_attention_bias():
+    import importlib
+
+    seen = {}
+    try:
+        for lib in (torch, leafgrad):
+            bias = importlib.import_module(lib.__name__ + ".nn.attention.bias")
+            F = lib.nn.functional
+            results = seen[lib] = []
+            for (lq, lk), make in itertools.product(((3, 4), (4, 4), (4, 3), (1, 5), (2, 2)), (
+                    bias.causal_lower_right, bias.causal_upper_left)):
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    b = make(lq, lk)
+                results.append((make.__name__, [str(w.message) for w in caught], repr(b), str(b),
+                                tuple(b.shape), str(b.dtype), b.variant, b.seq_len_q,
+                                b.seq_len_kv, int(b.variant), _bits(b._materialize())))
+                lib.manual_seed(0)
+                q = lib.randn(2, 3, lq, 8, dtype=lib.float64, requires_grad=True)
+                k = lib.randn(2, 3, lk, 8, dtype=lib.float64, requires_grad=True)
+                v = lib.randn(2, 3, lk, 5, dtype=lib.float64, requires_grad=True)
+                for call in (
+                        lambda: F.scaled_dot_product_attention(q, k, v, b),  # noqa: B023
+                        lambda: F.scaled_dot_product_attention(  # noqa: B023
+                            q, k, v, attn_mask=b, scale=0.3),  # noqa: B023
+                        lambda: F.scaled_dot_product_attention(  # noqa: B023
+                            q, k, v, b, is_causal=True),  # noqa: B023
+                        lambda: F.scaled_dot_product_attention(q, k, v.float(), b),  # noqa: B023
+                        lambda: F.scaled_dot_product_attention(  # noqa: B023
+                            q, k, v, b, dropout_p=0.0, enable_gqa=False)):  # noqa: B023
+                    results.append(_bias_outcome(call))
+                out = F.scaled_dot_product_attention(q, k, v, b)
+                results.append([_bits(g) for g in lib.autograd.grad(out.sum(), (q, k, v))])
+            results.append(_bias_outcome(lambda: bias.causal_lower_right(3)))  # noqa: B023
+            results.append(_bias_outcome(lambda: bias.causal_upper_left(1, 2, 3)))  # noqa: B023
+            results.append(_bias_outcome(lambda: bias.CausalBias(1, 2, 3)))  # noqa: B023
+            results.append((repr(bias.CausalVariant.UPPER_LEFT), str(bias.CausalVariant.LOWER_RIGHT),
+                            [int(v) for v in bias.CausalVariant], bias.__all__))
+    finally:
+        leafgrad.overrides._deactivate()  # (a CausalBias switches the protocol on)
+    for index, (expected, got) in enumerate(zip(seen[torch], seen[leafgrad])):
+        # (str(dtype) is the library's own: torch.float64, leafgrad.float64)
+        assert str(expected).replace("torch.", "") == str(got).replace(
+            "leafgrad.", "").replace("torch.", ""), (index, expected, got)
+    assert len(seen[torch]) == len(seen[leafgrad]) == 10 * 7 + 4
