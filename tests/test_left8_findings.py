@@ -17,6 +17,10 @@
 5. The scalar options of the losses and layers whose torch form is a C function (kl_div's
    log_target, the margins, beta, delta, ignore_index, label_smoothing, grid_sample's
    align_corners, rms_norm's eps, pdist's p) are read by that function's parser.
+6. ``torch.nn.attention.bias``: causal_upper_left / causal_lower_right / CausalBias with
+   scaled_dot_product_attention.
+7. conv1d/2d/3d's stride, padding, dilation and groups, the max pools' and avg_pool2d's
+   options, as their C functions' parsers read them.
 """
 
 from __future__ import annotations
@@ -443,3 +447,60 @@ def test_causal_biases_of_nn_attention_bias():
         assert str(expected).replace("torch.", "") == str(got).replace(
             "leafgrad.", "").replace("torch.", ""), (index, expected, got)
     assert len(seen[torch]) == len(seen[leafgrad]) == 10 * 7 + 4
+
+
+def test_conv_and_pool_options_as_their_c_functions_parse_them():
+    import numpy as np
+
+    values = {"True": lambda lib: True, "1": lambda lib: 1, "(1, 2)": lambda lib: (1, 2),
+              "[2]": lambda lib: [2], "1.5": lambda lib: 1.5, "np.int64": lambda lib: np.int64(2),
+              "np.float32": lambda lib: np.float32(1), "0-d int": lambda lib: lib.tensor(2),
+              "0-d float": lambda lib: lib.tensor(1.0), "1-el": lambda lib: lib.tensor([1.0]),
+              "None": lambda lib: None, "a": lambda lib: "a"}
+    # (left: a sequence with a float element, (1, 1.5), is torch's "failed to unpack the
+    # object at pos N" message in several of these)
+
+    def calls(lib):
+        F = lib.nn.functional
+        lib.manual_seed(0)
+        d = lib.float64  # (float32 convolutions go to oneDNN: other last bits, known)
+        x1, x2 = lib.randn(1, 2, 7, dtype=d), lib.randn(1, 2, 6, 6, dtype=d)
+        x3 = lib.randn(1, 2, 4, 4, 4, dtype=d)
+        w1, w2 = lib.randn(2, 2, 2, dtype=d), lib.randn(2, 2, 3, 3, dtype=d)
+        w3 = lib.randn(2, 2, 2, 2, 2, dtype=d)
+        return {
+            "conv1d stride=": lambda v: F.conv1d(x1, w1, stride=v),
+            "conv2d stride=": lambda v: F.conv2d(x2, w2, stride=v),
+            "conv2d padding=": lambda v: F.conv2d(x2, w2, padding=v),
+            "conv2d dilation": lambda v: F.conv2d(x2, w2, None, 1, 0, v),
+            "conv2d groups=": lambda v: F.conv2d(x2, w2, groups=v),
+            "conv3d dilation=": lambda v: F.conv3d(x3, w3, dilation=v),
+            "max_pool2d stride=": lambda v: F.max_pool2d(x2, 2, stride=v),
+            "max_pool2d padding=": lambda v: F.max_pool2d(x2, 2, padding=v),
+            "max_pool2d dilation": lambda v: F.max_pool2d(x2, 2, 1, 0, v),
+            "max_pool2d ceil_mode=": lambda v: F.max_pool2d(x2, 2, ceil_mode=v),
+            "max_pool2d kernel_size": lambda v: F.max_pool2d(x2, v),
+            "max_pool2d indices stride=": lambda v: F.max_pool2d(x2, 2, stride=v,
+                                                                 return_indices=True),
+            "max_pool1d stride=": lambda v: F.max_pool1d(x1, 2, stride=v),
+            "max_pool1d indices padding=": lambda v: F.max_pool1d(x1, 2, padding=v,
+                                                                  return_indices=True),
+            "avg_pool2d stride=": lambda v: F.avg_pool2d(x2, 2, stride=v),
+            "avg_pool2d padding": lambda v: F.avg_pool2d(x2, 2, 2, v),
+            "avg_pool2d ceil_mode=": lambda v: F.avg_pool2d(x2, 2, ceil_mode=v),
+            "avg_pool2d divisor_override=": lambda v: F.avg_pool2d(x2, 2, divisor_override=v),
+        }
+
+    checked = 0
+    for name, (shown, make) in itertools.product(list(calls(torch)), values.items()):
+        seen = []
+        for lib in (torch, leafgrad):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                outcome = _result(lambda: calls(lib)[name](make(lib)))  # noqa: B023
+            if name.startswith("conv") and "dilation" in name and isinstance(outcome[0], tuple):
+                outcome = outcome[0][:2]  # (left: dilated convolutions' last bits differ)
+            seen.append(outcome)
+        assert seen[0] == seen[1], (name, shown, seen)
+        checked += 1
+    assert checked == 18 * len(values)

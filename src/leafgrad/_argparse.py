@@ -354,6 +354,15 @@ SIGNATURES.update({  # nn.functional's C functions (nn/_functional_*.py)
                              "stride=None, tuple of ints padding=0, bool ceil_mode=False, "
                              "bool count_include_pad=True)"),
 })
+for _name in ("conv1d", "conv2d", "conv3d"):  # nn/functional.py
+    SIGNATURES[_name] = _overloads(*(
+        f"{_name}(Tensor input, Tensor weight, Tensor? bias=None, tuple of ints stride=1, "
+        f"{padding}, tuple of ints dilation=1, int groups=1)"
+        for padding in ("tuple of ints padding=0", 'str padding="valid"')))
+SIGNATURES["avg_pool2d"] = _overloads(  # nn/functional.py
+    "avg_pool2d(Tensor input, tuple of ints kernel_size, tuple of ints stride=None, "
+    "tuple of ints padding=0, bool ceil_mode=False, bool count_include_pad=True, "
+    "int? divisor_override=None)")
 SIGNATURES["pdist"] = _overloads("pdist(Tensor input, float p=2)")  # ops/distance.py
 SIGNATURES["kthvalue"] = _overloads(  # _functions_reductions.py
     "kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False, *, Tensor? out=None)")
@@ -1022,6 +1031,28 @@ def int_list(function: str, name: str, value, position: int | None = None) -> tu
         return tuple(int(item) if not _is_tensor(item) else int(item.item()) for item in value)
     raise TypeError(f"{function}(): argument '{name}'{where} must be tuple of ints, not "
                     f"{typename(value)}")
+
+
+def _plain_ints(value) -> bool:
+    cls = value.__class__
+    return cls is int or (cls is tuple or cls is list) and all(v.__class__ is int for v in value)
+
+
+def pool_options(function: str, kernel_size, stride, padding, dilation, ceil_mode) -> tuple:
+    """A max pool's options as torch's F passes them, positionally, to its C function
+    (``max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)``): int[] (NumPy
+    integers and integer 0-d tensors read as ints; stride None: not given) and a bool, or that
+    function's TypeError ("max_pool2d(): argument 'stride' (position 3) must be tuple of ints,
+    not bool"). Plain ints pay one test each."""
+    if _plain_ints(kernel_size) and (stride is None or _plain_ints(stride)) and \
+            _plain_ints(padding) and _plain_ints(dilation) and ceil_mode.__class__ is bool:
+        return kernel_size, stride, padding, dilation, ceil_mode
+    kernel_size = int_list(function, "kernel_size", kernel_size, 2)
+    if stride is not None:
+        stride = int_list(function, "stride", stride, 3)
+    padding = int_list(function, "padding", padding, 4)
+    dilation = int_list(function, "dilation", dilation, 5)
+    return kernel_size, stride, padding, dilation, bool_arg(function, "ceil_mode", ceil_mode, 6)
 
 
 def int_arg(function: str, name: str, value, position: int | None = None,

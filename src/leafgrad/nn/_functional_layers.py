@@ -103,6 +103,9 @@ def _check_1d_args(name: str, input, kernel_size, stride, padding, dilation=None
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
+    kernel_size, stride, padding, dilation, ceil_mode = _argparse.pool_options(
+        "max_pool1d_with_indices" if return_indices else "max_pool1d", kernel_size, stride,
+        padding, dilation, ceil_mode)
     if not return_indices:  # (torch.max_pool1d; with indices, max_pool2d's checks decide)
         _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
     _check_1d_args("max_pool1d", input, kernel_size, stride, padding, dilation)
