@@ -21,6 +21,8 @@
    scaled_dot_product_attention.
 7. conv1d/2d/3d's stride, padding, dilation and groups, the max pools' and avg_pool2d's
    options, as their C functions' parsers read them.
+8. A function with ``out=`` whose Tensor ``input`` is given something else ({}, a str, a list,
+   an ndarray) raises torch's TypeError (leafgrad's body failed with an AttributeError).
 """
 
 from __future__ import annotations
@@ -504,3 +506,23 @@ def test_conv_and_pool_options_as_their_c_functions_parse_them():
         assert seen[0] == seen[1], (name, shown, seen)
         checked += 1
     assert checked == 18 * len(values)
+
+
+def test_functions_given_a_non_tensor_input_raise_torchs_type_error():
+    import numpy as np
+
+    names = ["abs", "amax", "amin", "bitwise_not", "clamp", "cos", "exp", "log", "nan_to_num",
+             "nanmean", "neg", "nonzero", "reciprocal", "sigmoid", "sign", "sin", "sqrt", "tanh",
+             "conv1d", "conv2d", "conv3d", "kthvalue", "pdist"]
+    checked = 0
+    for name, value in itertools.product(names, ({}, "a", [1.0, 2.0], np.ones(2), (1,))):
+        seen = [_outcome(lambda: getattr(lib, name)(value))[:2]  # noqa: B023
+                for lib in (torch, leafgrad)]
+        assert seen[0] == seen[1], (name, value, seen)
+        assert seen[0][0] == "TypeError"
+        checked += 1
+    for name in ("exp", "sigmoid", "abs", "nan_to_num"):  # by keyword: no position
+        seen = [_outcome(lambda: getattr(lib, name)(input={}))[:2]  # noqa: B023
+                for lib in (torch, leafgrad)]
+        assert seen[0] == seen[1], (name, seen)
+    assert checked == len(names) * 5

@@ -709,6 +709,29 @@ def check_alias(name: str, args: tuple, kwargs: dict) -> None:
             raise refused
 
 
+# torch functions taking a Tensor ``input`` first whose parser has several overloads (its
+# error for a non-Tensor lists them); the others name the argument
+_SEVERAL_OVERLOADS = frozenset(("all", "any", "clamp", "clamp_", "clamp_max_", "clamp_min_",
+                                "clip", "clip_", "fill_", "xlogy_"))
+
+
+def not_a_tensor(fn, args: tuple, kwargs: dict) -> TypeError | None:
+    """torch's parser error for a function whose Tensor ``input`` (first) was given something
+    else (``torch.exp({})``, ``torch.sum("a")``, a list, an ndarray), which leafgrad's body
+    failed on with an AttributeError; None when ``input`` is a Tensor (the error is another)."""
+    given = args[0] if args else kwargs.get("input")
+    if given is None and not args and "input" not in kwargs or _is_tensor(given):
+        return None
+    parsed = getattr(fn, "parsed_name", None)
+    if parsed is not None:
+        return error(parsed, args, kwargs)
+    name = fn.__name__
+    if name in _SEVERAL_OVERLOADS:
+        return invalid_combination(name, args, kwargs)
+    where = " (position 1)" if args else ""
+    return TypeError(f"{name}(): argument 'input'{where} must be Tensor, not {typename(given)}")
+
+
 def invalid_combination(name: str, args: tuple, kwargs: dict) -> TypeError:
     """torch's multi-overload message for a function whose overloads are not declared here
     (the factories' name/generator overloads): the first line, which names what was given."""
