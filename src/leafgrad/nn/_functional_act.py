@@ -56,9 +56,13 @@ def softsign(input):
 
 
 def hardsigmoid(input, inplace: bool = False):
-    if inplace:
-        return _ops.inplace(Hardsigmoid, input)
-    return Hardsigmoid.apply(input)
+    try:
+        if inplace:
+            return _ops.inplace(Hardsigmoid, input)
+        return Hardsigmoid.apply(input)
+    except Exception:  # a non-Tensor input: torch's parser error
+        _argparse.require_tensor("hardsigmoid_" if inplace else "hardsigmoid", input)
+        raise
 
 
 def hardswish(input, inplace: bool = False):
