@@ -56,13 +56,9 @@ def softsign(input):
 
 
 def hardsigmoid(input, inplace: bool = False):
-    try:
-        if inplace:
-            return _ops.inplace(Hardsigmoid, input)
-        return Hardsigmoid.apply(input)
-    except Exception:  # a non-Tensor input: torch's parser error
-        _argparse.require_tensor("hardsigmoid_" if inplace else "hardsigmoid", input)
-        raise
+    if inplace:
+        return _ops.inplace(Hardsigmoid, input)
+    return Hardsigmoid.apply(input)
 
 
 def hardswish(input, inplace: bool = False):

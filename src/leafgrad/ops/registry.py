@@ -406,20 +406,15 @@ class Op(Node):
         # Unrecorded (every op of a plain backward pass too): unwrap the arguments without a
         # comprehension's frame for the usual one or two.
         count = len(args)
-        # (a NumPy array given for a tensor is refused: _operand)
         if count == 2:
             a, b = args
-            arrays = (a._data if isinstance(a, Tensor) else
-                      a if a.__class__ is not np.ndarray else _operand(a),
-                      b._data if isinstance(b, Tensor) else
-                      b if b.__class__ is not np.ndarray else _operand(b))
+            arrays = (a._data if isinstance(a, Tensor) else a,
+                      b._data if isinstance(b, Tensor) else b)
         elif count == 1:
             a = args[0]
-            arrays = (a._data if isinstance(a, Tensor) else
-                      a if a.__class__ is not np.ndarray else _operand(a),)
+            arrays = (a._data if isinstance(a, Tensor) else a,)
         else:
-            arrays = [arg._data if isinstance(arg, Tensor) else
-                      arg if arg.__class__ is not np.ndarray else _operand(arg) for arg in args]
+            arrays = [arg._data if isinstance(arg, Tensor) else arg for arg in args]
         token = _quiet()
         try:
             out = cls.forward(None, *arrays, **params)
@@ -790,13 +785,6 @@ def _pass_index(node: Op, results, start: int) -> None:
                     if name not in saved and _same_index(param, _index_param(fn, name)):
                         saved[name] = value
         pending.extend(child for child in fn._next_nodes if child is not None)
-
-
-def _operand(value):
-    """A NumPy array given for a tensor operand of an op: refused, as torch's parser refuses
-    one for a Tensor (the public functions restate the error under their names: F.gelu(array)
-    was computed)."""
-    raise TypeError("argument 'input' must be Tensor, not numpy.ndarray")
 
 
 def _keep_index_outputs(node: Op, results: tuple) -> None:
