@@ -108,10 +108,18 @@ def _is_int(value, symint: bool = False) -> bool:
         value.dtype.name.startswith(("int", "uint"))
 
 
+def is_int_item(value) -> bool:
+    """What torch's parser takes for an element of an ``int[]`` (a dims list, roll's shifts),
+    or for the whole list: a SymInt (``_is_int``), or a one-element tensor of an integral type
+    including bool (``x.sum(torch.tensor(True))`` sums dim 1, where an ``int`` refuses it)."""
+    return _is_int(value, True) or _is_tensor(value) and value.dtype.name == "bool" and \
+        value.numel() == 1
+
+
 def _is_int_list(value) -> bool:
-    if _is_int(value):
+    if is_int_item(value):
         return True
-    return isinstance(value, (tuple, list)) and all(_is_int(v) for v in value)
+    return isinstance(value, (tuple, list)) and all(is_int_item(v) for v in value)
 
 
 def _is_dtype(value) -> bool:
@@ -128,7 +136,8 @@ _ACCEPTS = {
     "int": _is_int,
     # (torch's double: NumPy bools and complex numbers too, read by their real part)
     "float": lambda v: isinstance(v, (float, int, np.floating, np.integer, np.bool_,
-                                      np.complexfloating)),
+                                      np.complexfloating))
+    or _is_tensor(v) and v.ndim == 0 and not v.requires_grad,  # (as ``number`` reads it)
     "str": lambda v: isinstance(v, str),
     "str~": lambda v: v is None or isinstance(v, str),  # (required, None allowed: str?)
     "tuple of ints": _is_int_list,
@@ -136,8 +145,8 @@ _ACCEPTS = {
         isinstance(x, (float, int, np.floating, np.integer)) for x in v),
     "torch.dtype": _is_dtype,
     "torch.layout": lambda v: type(v).__name__ == "layout",
-    "torch.device": lambda v: isinstance(v, (str, int)) and not isinstance(v, bool)
-    or type(v).__name__ == "device",
+    "torch.device": lambda v: isinstance(v, (str, int, np.integer))
+    and not isinstance(v, (bool, np.bool_)) or type(v).__name__ == "device",
     "torch.Generator": lambda v: v is None or type(v).__name__ == "Generator",
     "torch.memory_format": lambda v: type(v).__name__ == "memory_format",
     "PyObject*": lambda v: True,
@@ -330,7 +339,7 @@ _TO_FLAGS = ("bool non_blocking=False, bool copy=False, *, "  # Tensor.to (ops/_
              "torch.memory_format? memory_format=None")
 SIGNATURES["Tensor.to"] = _overloads(
     f"to(torch.device? device=None, torch.dtype? dtype=None, {_TO_FLAGS})",
-    f"to(torch.dtype dtype, {_TO_FLAGS})", f"to(Tensor tensor, {_TO_FLAGS})")
+    f"to(torch.dtype dtype, {_TO_FLAGS})", f"to(Tensor~ tensor, {_TO_FLAGS})")
 SIGNATURES.update({  # nn.functional's C functions (nn/_functional_*.py)
     "softplus": _overloads("softplus(Tensor input, Number beta=1, Number threshold=20)"),
     "hardshrink": _overloads("hardshrink(Tensor input, Number lambd=0.5)"),
@@ -345,6 +354,19 @@ SIGNATURES.update({  # nn.functional's C functions (nn/_functional_*.py)
                              "stride=None, tuple of ints padding=0, bool ceil_mode=False, "
                              "bool count_include_pad=True)"),
 })
+for _name in ("conv1d", "conv2d", "conv3d"):  # nn/functional.py
+    SIGNATURES[_name] = _overloads(*(
+        f"{_name}(Tensor input, Tensor weight, Tensor? bias=None, tuple of ints stride=1, "
+        f"{padding}, tuple of ints dilation=1, int groups=1)"
+        for padding in ("tuple of ints padding=0", 'str padding="valid"')))
+SIGNATURES["avg_pool2d"] = _overloads(  # nn/functional.py
+    "avg_pool2d(Tensor input, tuple of ints kernel_size, tuple of ints stride=None, "
+    "tuple of ints padding=0, bool ceil_mode=False, bool count_include_pad=True, "
+    "int? divisor_override=None)")
+SIGNATURES["pdist"] = _overloads("pdist(Tensor input, float p=2)")  # ops/distance.py
+SIGNATURES["kthvalue"] = _overloads(  # _functions_reductions.py
+    "kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False, *, Tensor? out=None)")
+SIGNATURES["Tensor.kthvalue"] = _overloads("kthvalue(int k, int dim=-1, bool keepdim=False)")
 SIGNATURES["mode"] = _overloads(
     "mode(Tensor input, int dim=-1, bool keepdim=False, *, Tensor? out=None)")
 SIGNATURES["Tensor.mode"] = _overloads("mode(int dim=-1, bool keepdim=False)")
@@ -607,16 +629,23 @@ def error(name: str, args: tuple, kwargs: dict | None = None) -> TypeError | Non
     return TypeError(f"{function}() takes {count} positional {plural} but {details} {verb} given")
 
 
-def parsed(name: str, method: bool = False):
+def parsed(name: str, method: bool = False, keywords: tuple = ()):
     """Decorate a function declared in SIGNATURES whose body checks only the cheap cases:
     when the call raises (Python's own "missing 1 required positional argument", a NumPy
     error from an argument of the wrong type...) and no overload of ``name`` accepts it, raise
     torch's parser error instead, as torch raises it before doing anything. A valid call pays
-    for one wrapper frame only (measured in test_left2_findings' report: ~0.1 us)."""
+    for one wrapper frame only (measured in test_left2_findings' report: ~0.1 us).
+    ``keywords``: parameters whose meaning depends on being given by keyword, which the body
+    cannot see (var's ``dim``: positionally a bool is the legacy ``unbiased``, by keyword it
+    is refused): a call giving one of them by keyword is checked first."""
 
     def decorate(fn):
         @functools.wraps(fn)
         def checked(*args, **kwargs):
+            if kwargs and keywords and any(key in kwargs for key in keywords):
+                problem = error(name, args[1:] if method else args, kwargs)
+                if problem is not None:
+                    raise problem
             try:
                 return fn(*args, **kwargs)
             except Exception:
@@ -640,14 +669,25 @@ def parsed(name: str, method: bool = False):
 def refuse_none(name: str, parameter: str, position: int, method: bool = False):
     """Decorate a function whose ``parameter`` (at ``position`` among the arguments as torch
     counts them) defaults to None for "not given": torch's overloads take no None there, so an
-    explicit None is its parser's error (declared in SIGNATURES)."""
+    explicit None is its parser's error (declared in SIGNATURES). The parameter is an int
+    (a dim): given by keyword, it selects the overload with it, so a tensor there is read as
+    an int (``max(x, dim=tensor(1))``, which positionally is ``max(x, other)``) or refused;
+    and the overloads without it take no ``keepdim`` (``median(x, keepdim=True)``)."""
 
     def decorate(fn):
         @functools.wraps(fn)
         def checked(*args, **kwargs):
             given = args[1:] if method else args
-            if kwargs.get(parameter, 0) is None or (
-                    len(given) > position and given[position] is None):
+            if kwargs:
+                value = kwargs.get(parameter, 0)
+                if value is None or _is_tensor(value) or \
+                        "keepdim" in kwargs and parameter not in kwargs and len(given) <= position:
+                    problem = error(name, given, kwargs)
+                    if problem is not None:
+                        raise problem
+                    if value is not None and _is_tensor(value):
+                        kwargs[parameter] = int(value.item())
+            if len(given) > position and given[position] is None:
                 raise error(name, given, kwargs)
             return fn(*args, **kwargs)
 
@@ -667,6 +707,29 @@ def check_alias(name: str, args: tuple, kwargs: dict) -> None:
         refused = error(name, args, given)
         if refused is not None:
             raise refused
+
+
+# torch functions taking a Tensor ``input`` first whose parser has several overloads (its
+# error for a non-Tensor lists them); the others name the argument
+_SEVERAL_OVERLOADS = frozenset(("all", "any", "clamp", "clamp_", "clamp_max_", "clamp_min_",
+                                "clip", "clip_", "fill_", "xlogy_"))
+
+
+def not_a_tensor(fn, args: tuple, kwargs: dict) -> TypeError | None:
+    """torch's parser error for a function whose Tensor ``input`` (first) was given something
+    else (``torch.exp({})``, ``torch.sum("a")``, a list, an ndarray), which leafgrad's body
+    failed on with an AttributeError; None when ``input`` is a Tensor (the error is another)."""
+    given = args[0] if args else kwargs.get("input")
+    if given is None and not args and "input" not in kwargs or _is_tensor(given):
+        return None
+    parsed = getattr(fn, "parsed_name", None)
+    if parsed is not None:
+        return error(parsed, args, kwargs)
+    name = fn.__name__
+    if name in _SEVERAL_OVERLOADS:
+        return invalid_combination(name, args, kwargs)
+    where = " (position 1)" if args else ""
+    return TypeError(f"{name}(): argument 'input'{where} must be Tensor, not {typename(given)}")
 
 
 def invalid_combination(name: str, args: tuple, kwargs: dict) -> TypeError:
@@ -738,19 +801,28 @@ def number(function: str, name: str, value, position: int | None = None, kind: s
 
 def doubles(function: str, *given) -> list:
     """Arguments torch's parser reads as C doubles or bools (eps, momentum, training...), given
-    as ``(name, value, position, kind)`` with kind "float" or "bool": their values, a float
-    one as ``number`` reads it (NumPy numbers, 0-d tensors), or its TypeError ("layer_norm():
-    argument 'eps' (position 5) must be float, not list"). Callers test the common classes
-    first."""
+    as ``(name, value, position, kind)`` with kind "float" ("float?": None allowed), "bool",
+    "Number", "int" or "SymInt": their values, a float one as ``number`` reads it (NumPy
+    numbers, 0-d tensors), or its TypeError ("layer_norm(): argument 'eps' (position 5) must
+    be float, not list"). Callers test the common classes first."""
     values = []
     for name, value, position, kind in given:
         if kind == "bool":
             values.append(value if value.__class__ is bool else bool_arg(
                 function, name, value, position))
+        elif kind == "int" or kind == "SymInt":
+            values.append(value if value.__class__ is int else int_arg(
+                function, name, value, position, symint=kind == "SymInt"))
+        elif kind == "float?" and value is None:
+            values.append(None)
         elif value.__class__ is float or value.__class__ is int:
             values.append(value)
-        else:
-            values.append(number(function, name, value, position, kind="float"))
+        elif kind == "Number":  # (a bool as the kernel's scalar_t reads it: 0 or 1)
+            value = number(function, name, value, position)
+            values.append(int(value) if value.__class__ is bool else value)
+        else:  # a double: a bool is its value as a number
+            value = number(function, name, value, position, kind="float")
+            values.append(float(value) if value.__class__ is bool else value)
     return values
 
 
@@ -970,18 +1042,40 @@ def int_list(function: str, name: str, value, position: int | None = None) -> tu
     if value.__class__ is int:
         return (value,)
     where = f" (position {position})" if position is not None else ""
-    if _is_int(value):
-        return (int(value) if not _is_tensor(value) else value.item(),)
+    if is_int_item(value):
+        return (int(value) if not _is_tensor(value) else int(value.item()),)
     if _is_tensor(value) and value.ndim == 1 and _is_int(value[0] if len(value) else 0):
         return tuple(value.tolist())
     if isinstance(value, (tuple, list)):
         for index, item in enumerate(value):
-            if not _is_int(item):
+            if not is_int_item(item):
                 raise TypeError(f"{function}(): argument '{name}'{where} must be tuple of ints, "
                                 f"but found element of type {typename(item)} at pos {index}")
-        return tuple(int(item) if not _is_tensor(item) else item.item() for item in value)
+        return tuple(int(item) if not _is_tensor(item) else int(item.item()) for item in value)
     raise TypeError(f"{function}(): argument '{name}'{where} must be tuple of ints, not "
                     f"{typename(value)}")
+
+
+def _plain_ints(value) -> bool:
+    cls = value.__class__
+    return cls is int or (cls is tuple or cls is list) and all(v.__class__ is int for v in value)
+
+
+def pool_options(function: str, kernel_size, stride, padding, dilation, ceil_mode) -> tuple:
+    """A max pool's options as torch's F passes them, positionally, to its C function
+    (``max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)``): int[] (NumPy
+    integers and integer 0-d tensors read as ints; stride None: not given) and a bool, or that
+    function's TypeError ("max_pool2d(): argument 'stride' (position 3) must be tuple of ints,
+    not bool"). Plain ints pay one test each."""
+    if _plain_ints(kernel_size) and (stride is None or _plain_ints(stride)) and \
+            _plain_ints(padding) and _plain_ints(dilation) and ceil_mode.__class__ is bool:
+        return kernel_size, stride, padding, dilation, ceil_mode
+    kernel_size = int_list(function, "kernel_size", kernel_size, 2)
+    if stride is not None:
+        stride = int_list(function, "stride", stride, 3)
+    padding = int_list(function, "padding", padding, 4)
+    dilation = int_list(function, "dilation", dilation, 5)
+    return kernel_size, stride, padding, dilation, bool_arg(function, "ceil_mode", ceil_mode, 6)
 
 
 def int_arg(function: str, name: str, value, position: int | None = None,

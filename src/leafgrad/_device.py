@@ -4,6 +4,8 @@ named (``leafgrad.device("cuda")``), and using one that is not the CPU fails wit
 
 from __future__ import annotations
 
+import numpy as np
+
 __all__ = ["device", "CPU", "use"]
 
 _TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
@@ -22,8 +24,11 @@ class device:
         if isinstance(type, device):
             type, index = type.type, type.index
         text = str(type)
-        if isinstance(type, int) and not isinstance(type, bool):
-            text, index = "cuda", type  # torch.device(0) is the first accelerator
+        if isinstance(type, (int, np.integer)) and not isinstance(type, (bool, np.bool_)):
+            # torch.device(0) is the current accelerator's first device: none on a CPU build
+            if type < 0:
+                raise RuntimeError("Device index must not be negative")
+            raise RuntimeError("Cannot access accelerator device when none is available.")
         if ":" in text:
             text, _, number = text.partition(":")
             index = int(number)

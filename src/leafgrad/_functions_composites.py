@@ -134,9 +134,18 @@ def _trapezoid(name, y, x, spacing, dim):
         shape = [1] * y.ndim
         shape[dim] = x.shape[0]
         x = x.view(shape)
+    elif x.ndim < y.ndim:
+        x = _leading_ones(x, y.ndim)
     dx_values = diff(x, dim=dim)
     pairs = y.narrow(dim, 1, length - 1) + y.narrow(dim, 0, length - 1)
-    return _halve((dx_values * pairs).sum(dim))
+    return _halve((pairs * dx_values).sum(dim))  # (torch: pairs first, as its graph)
+
+
+def _leading_ones(x, ndim: int):
+    """torch's trapezoid views samples ``x`` of fewer dims than ``y`` (but not 1: those lie
+    along ``dim``) with size-1 dims in front, a 0-d ``x`` too (then its difference is empty
+    and the product with ``y``'s pairs torch's broadcast error)."""
+    return x.view((1,) * (ndim - x.ndim) + tuple(x.shape))
 
 
 def _halve(values):
@@ -191,7 +200,9 @@ def cumulative_trapezoid(y, x=_NOT_GIVEN, *, dx=_NOT_GIVEN, dim=-1):
             shape = [1] * y.ndim
             shape[dim] = x.shape[0]
             x = x.view(shape)
-        return _halve((diff(x, dim=dim) * pairs).cumsum(dim))
+        elif x.ndim < y.ndim:
+            x = _leading_ones(x, y.ndim)
+        return _halve((pairs * diff(x, dim=dim)).cumsum(dim))
     return MulScalar.apply(pairs, other=spacing / 2.0).cumsum(dim)
 
 

@@ -143,26 +143,26 @@ def argmin(input, dim=None, keepdim=False):
 
 
 @takes_out(Out("var", CAST, internal_overlap=False))
-@_argparse.parsed("var")
+@_argparse.parsed("var", keywords=("dim",))
 def var(input, dim=None, unbiased=_UNBIASED, keepdim=False, *, correction=None):
     """Variance over ``dim`` dividing by ``n - correction`` (``unbiased=False``: correction 0)."""
     return _ops.var(input, dim, unbiased, keepdim, correction=correction)
 
 
 @takes_out(Out("std", CAST, internal_overlap=False))
-@_argparse.parsed("std")
+@_argparse.parsed("std", keywords=("dim",))
 def std(input, dim=None, unbiased=_UNBIASED, keepdim=False, *, correction=None):
     """Standard deviation over ``dim`` (square root of :func:`var`)."""
     return _ops.std(input, dim, unbiased, keepdim, correction=correction)
 
 
-@_argparse.parsed("var_mean")
+@_argparse.parsed("var_mean", keywords=("dim",))
 def var_mean(input, dim=None, unbiased=_UNBIASED, keepdim=False, *, correction=None):
     """(variance, mean) from one node (VarMeanBackward0)."""
     return _ops.var_mean(input, dim, unbiased, keepdim, correction=correction)
 
 
-@_argparse.parsed("std_mean")
+@_argparse.parsed("std_mean", keywords=("dim",))
 def std_mean(input, dim=None, unbiased=_UNBIASED, keepdim=False, *, correction=None):
     """(standard deviation, mean) from one node (StdMeanBackward0)."""
     return _ops.std_mean(input, dim, unbiased, keepdim, correction=correction)
@@ -279,7 +279,7 @@ def sort(input, dim=-1, descending=False, stable=None):
 def argsort(input, dim=-1, descending=False, stable=False):
     """Indices that sort ``input`` along ``dim``."""
     if descending.__class__ is not bool or stable.__class__ is not bool:
-        _sort_flags("argsort", (input,), descending, stable)
+        _sort_flags("argsort", (input,), descending, stable, optional=False)
     return _ops.argsort(input, dim, descending, stable)
 
 
@@ -304,6 +304,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
 @takes_out(_pair("kthvalue", same_as("output values must be of same type as input"),
                  same_as("output indices must be of scalar type Long"), overlap="full",
                  resize=Resize(shapes=keepdim_shapes(unsqueeze_any_rank=False))))
+@_argparse.parsed("kthvalue")
 def kthvalue(input, k, dim=-1, keepdim=False):
     """The ``k``-th smallest value along ``dim`` and its index."""
     return _ops.kthvalue(input, k, dim, keepdim)

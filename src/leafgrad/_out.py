@@ -206,9 +206,15 @@ def takes_out(spec):
                     return fn(*args, **kwargs)
                 except MemoryError as error:  # factories allocate outside the ops
                     raise alloc_error(error) from None
-                except Exception:  # (a tensor-like argument: overrides.py)
+                except Exception as error:  # (a tensor-like argument: overrides.py)
                     result = _overrides.dispatch_after_failure(with_out, args, kwargs)
                     if result is _overrides.NOT_DISPATCHED:
+                        if error.__class__ is AttributeError and takes_input:
+                            # not a Tensor where torch's parser wants one ({}, "a", a list):
+                            # its TypeError, where the body failed on a method call
+                            problem = _argparse.not_a_tensor(fn, args, kwargs)
+                            if problem is not None:
+                                raise problem from None
                         raise
                     return result
             chosen = spec if type(spec) is Out else spec(args, kwargs)
@@ -225,6 +231,7 @@ def takes_out(spec):
 
         signature = inspect.signature(fn)
         parameters = list(signature.parameters.values())
+        takes_input = bool(parameters) and parameters[0].name == "input"
         place = len(parameters)
         if parameters and parameters[-1].kind is inspect.Parameter.VAR_KEYWORD:
             place -= 1

@@ -44,11 +44,12 @@ class ReductionMethods:
     def argmin(self, dim=None, keepdim=False):
         return _ops.argmin(self, dim, keepdim)
 
-    @_argparse.parsed("Tensor.var", method=True)  # (the error for the call as given)
+    # (the error for the call as given)
+    @_argparse.parsed("Tensor.var", method=True, keywords=("dim",))
     def var(self, dim=None, unbiased=_argparse.NOT_GIVEN, keepdim=False, *, correction=None):
         return _ops.var(self, dim, unbiased, keepdim, correction=correction)
 
-    @_argparse.parsed("Tensor.std", method=True)  # (the error for the call as given)
+    @_argparse.parsed("Tensor.std", method=True, keywords=("dim",))
     def std(self, dim=None, unbiased=_argparse.NOT_GIVEN, keepdim=False, *, correction=None):
         return _ops.std(self, dim, unbiased, keepdim, correction=correction)
 
@@ -110,7 +111,7 @@ class ReductionMethods:
 
     def argsort(self, dim=-1, descending=False, *, stable=False):
         if descending.__class__ is not bool or stable.__class__ is not bool:
-            _sort_flags("argsort", (), descending, stable)
+            _sort_flags("argsort", (), descending, stable, optional=False)
         return _ops.argsort(self, dim, descending, stable)
 
     def msort(self):
@@ -125,14 +126,20 @@ class ReductionMethods:
             sorted = _argparse.bool_arg("topk", "sorted", sorted)  # noqa: A001
         return _ops.topk(self, k, dim, largest, sorted)
 
+    @_argparse.parsed("Tensor.kthvalue", method=True)
     def kthvalue(self, k, dim=-1, keepdim=False):
         return _ops.kthvalue(self, k, dim, keepdim)
 
 
-def _sort_flags(function: str, args: tuple, descending, stable) -> None:
+def _sort_flags(function: str, args: tuple, descending, stable, optional: bool = True) -> None:
     """sort/argsort's ``descending`` and ``stable`` are bools (their overloads all take them:
-    torch's error lists the call, spelled as keywords: how they are usually given)."""
+    torch's error lists the call, spelled as keywords: how they are usually given); sort's
+    ``stable`` is ``bool?`` (None allowed), argsort's (``optional=False``) a plain bool."""
     given = {"descending": descending, "stable": stable}
     for name, value in given.items():
-        if (value is not None or name == "descending") and value.__class__ is not bool:
-            raise _argparse.invalid_combination(function, args, {name: value})
+        if (value is not None or name == "descending" or not optional) and \
+                value.__class__ is not bool:
+            # the keywords given, as far as their values tell (not at their defaults)
+            shown = {key: given[key] for key in given if key == name or given[key] is not (
+                False if key == "descending" or not optional else None)}
+            raise _argparse.invalid_combination(function, args, shown)

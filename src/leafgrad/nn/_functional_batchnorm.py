@@ -4,8 +4,9 @@ Note: the running statistics are array kernels. The batch statistic and the upda
 values are each computed by one function called through ``registry.array_kernel``, which
 leafgrad.compile records as graph nodes (replayed from the new values), and written into the
 running tensors with ``copy_`` under capture (an in-place op of the table; eagerly a plain
-write, which keeps their version counters as torch's kernel does); the eval-mode statistics the
-backward reads are copied by a kernel too. Eagerly these are the NumPy calls of the update
+write, which keeps their version counters as torch's kernel does); under capture the eval-mode
+statistics the backward reads are copied by a kernel too (eagerly it reads the running tensors
+as they are when it runs, as torch's). Eagerly these are the NumPy calls of the update
 ``running.mul_(1 - momentum).add_(stat, alpha=momentum)`` it replaces (same bits).
 """
 
@@ -126,15 +127,35 @@ def batch_norm_impl(input, running_mean, running_var, weight, bias, training, mo
                         new = array_kernel(_running_update, running._data, stat, *counts,
                                            momentum=momentum)
                         _write_running(running, new)
-        return _ops.BatchNorm.apply(input, weight, bias, eps=eps)
+        return _save_running(_ops.BatchNorm.apply(input, weight, bias, eps=eps), running_mean,
+                             running_var)
     if running_mean is None or running_var is None:
         missing = "running_mean" if running_mean is None else "running_var"
         raise RuntimeError(f"{missing} must be defined in evaluation mode")
-    # the backward reads the statistics of this call (copies: a later update must not change
-    # them), copied by a kernel so a capture copies them again on every replay
-    return _ops.BatchNormEval.apply(input, weight, bias,
-                                    mean=array_kernel(np.copy, running_mean._data),
-                                    var=array_kernel(np.copy, running_var._data), eps=eps)
+    # the backward reads the statistics' values at the time it runs, as torch's (a write the
+    # version check misses, through .data or a training-mode update, shows in the gradients);
+    # under capture copies, made by a kernel so that a replay copies them again
+    mean, var = running_mean._data, running_var._data
+    if _capture.active:
+        mean, var = array_kernel(np.copy, mean), array_kernel(np.copy, var)
+    out = _ops.BatchNormEval.apply(input, weight, bias, mean=mean, var=var, eps=eps)
+    return _save_running(out, running_mean, running_var)
+
+
+def _save_running(out, running_mean, running_var):
+    """torch's NativeBatchNormBackward0 saves the running statistics (either mode) and
+    unpacks them in its backward, so writing into them in place between the forward and the
+    backward is its "modified by an inplace operation" error (the backward reads the copies
+    taken at the forward, which are then their values); ``_saved_running_mean`` shows them
+    (None when not given)."""
+    node = out._node
+    if node is not None and node._saved is not None and (
+            type(node) is _ops.BatchNorm or type(node) is _ops.BatchNormEval):
+        from ..autograd.graph import SavedTensor
+
+        for name, running in (("running_mean", running_mean), ("running_var", running_var)):
+            node._saved[name] = None if running is None else SavedTensor(running)
+    return out
 
 
 def _write_running(running, new) -> None:

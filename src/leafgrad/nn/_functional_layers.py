@@ -103,6 +103,9 @@ def _check_1d_args(name: str, input, kernel_size, stride, padding, dilation=None
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
+    kernel_size, stride, padding, dilation, ceil_mode = _argparse.pool_options(
+        "max_pool1d_with_indices" if return_indices else "max_pool1d", kernel_size, stride,
+        padding, dilation, ceil_mode)
     if not return_indices:  # (torch.max_pool1d; with indices, max_pool2d's checks decide)
         _check_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
     _check_1d_args("max_pool1d", input, kernel_size, stride, padding, dilation)
@@ -339,6 +342,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
             f"Given normalized_shape={list(shape)}, expected input with shape "
             f"[*{', '.join(str(s) for s in shape)}], but got input of size{list(input.shape)}"
         )
+    if eps.__class__ is not float and eps is not None:  # torch.rms_norm's parser
+        eps, = _argparse.doubles("rms_norm", ("eps", eps, 4, "float"))
     if eps is None:
         eps = float(_dtype.np_finfo(input._data.dtype).eps)
     dims = tuple(range(input.dim() - count, input.dim()))

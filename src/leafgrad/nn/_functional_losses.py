@@ -35,6 +35,8 @@ def margin_ranking_loss(input1, input2, target, margin: float = 0.0, size_averag
             f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
             f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} "
             .replace("leafgrad.Size", "torch.Size"))
+    if margin.__class__ is not float and margin.__class__ is not int:  # torch's C function's
+        margin, = _argparse.doubles("margin_ranking_loss", ("margin", margin, 4, "float"))
     output = (-target * (input1 - input2) + margin).clamp_min_(0)
     return _reduce(output, reduction)
 
@@ -45,6 +47,8 @@ def hinge_embedding_loss(input, target, margin: float = 1.0, size_average=None, 
 
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
+    if margin.__class__ is not float and margin.__class__ is not int:  # torch's C function's
+        margin, = _argparse.doubles("hinge_embedding_loss", ("margin", margin, 3, "float"))
     zeros = zeros_like(input)
     if input.dtype.name == "bool":  # torch: a tensor like self filled with margin, minus self
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
@@ -106,6 +110,11 @@ def triplet_margin_loss(anchor, positive, negative, margin: float = 1.0, p: floa
     _check_reduction(reduction)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
+    if margin.__class__ is not float or p.__class__ is not int and p.__class__ is not float or \
+            eps.__class__ is not float or swap.__class__ is not bool:  # torch's C function's
+        margin, p, eps, swap = _argparse.doubles(
+            "triplet_margin_loss", ("margin", margin, 4, "float"), ("p", p, 5, "float"),
+            ("eps", eps, 6, "float"), ("swap", swap, 7, "bool"))
     dims = (anchor.dim(), positive.dim(), negative.dim())
     if not (dims[0] == dims[1] == dims[2]):
         raise RuntimeError(
@@ -240,6 +249,9 @@ def multi_margin_loss(input, target, p: int = 1, margin: float = 1.0, weight=Non
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.dim() != 1:
         raise ValueError("weight must be one-dimensional")
+    if p.__class__ is not int or margin.__class__ is not float and margin.__class__ is not int:
+        p, margin = _argparse.doubles("multi_margin_loss", ("p", p, 3, "Number"),
+                                      ("margin", margin, 4, "Number"))  # its C function's
     if weight is not None:
         _not_differentiable("multi_margin_loss", "weight", weight)
     # ATen's shape checks (input, target, weight) come before its dtype checks

@@ -864,6 +864,8 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     reduction = _legacy_reduction(size_average, reduce, reduction)
     input, target = _expanded(input, target)
     _ops.check_reduction(reduction)
+    if beta.__class__ is not float and beta.__class__ is not int:  # its C function's parser
+        beta, = _argparse.doubles("smooth_l1_loss", ("beta", beta, 4, "float"))
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     if beta == 0.0:
@@ -873,6 +875,8 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     _warn_shape(input, target, "huber_loss")
+    if delta.__class__ is not float and delta.__class__ is not int:  # its C function's parser
+        delta, = _argparse.doubles("huber_loss", ("delta", delta, 4, "float"))
     if not delta > 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     shape = input.shape
@@ -888,6 +892,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
              reduction="mean"):
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _ops.check_reduction(reduction)
+    if ignore_index.__class__ is not int:  # torch's nll_loss_nd's parser (a SymInt)
+        ignore_index, = _argparse.doubles("nll_loss_nd", ("ignore_index", ignore_index, 5,
+                                                           "SymInt"))
     if input.ndim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
     if input.ndim > 1 and input.shape[0] != target.shape[0]:
@@ -960,6 +967,11 @@ def _cross_entropy(input, target, weight, size_average, ignore_index, reduce, re
                    label_smoothing):
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _ops.check_reduction(reduction)
+    if ignore_index.__class__ is not int or label_smoothing.__class__ is not float:
+        # torch's cross_entropy_loss's parser (ignore_index a SymInt)
+        ignore_index, label_smoothing = _argparse.doubles(
+            "cross_entropy_loss", ("ignore_index", ignore_index, 5, "SymInt"),
+            ("label_smoothing", label_smoothing, 6, "float"))
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     input, target = _fp32_inputs(input, target)  # on torch's CPU autocast fp32 list
@@ -1149,6 +1161,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         )
     if reduction not in ("mean", "sum", "none", "batchmean"):  # before ATen's kl_div looks
         raise ValueError(f"{reduction} is not a valid value for reduction")  # at the inputs
+    if log_target.__class__ is not bool:  # torch.kl_div's parser (a keyword-only bool)
+        log_target, = _argparse.doubles("kl_div", ("log_target", log_target, None, "bool"))
     if input.dtype.is_complex or target.dtype.is_complex:
         raise RuntimeError("kl_div: Complex inputs not supported.")
     if not (input.dtype.is_floating_point and target.dtype.is_floating_point):

@@ -430,6 +430,11 @@ def grid_sample(input, grid, mode: str = "bilinear", padding_mode: str = "zeros"
             "since 1.3.0. Please specify align_corners=True if the old behavior is desired. See "
             "the documentation of grid_sample for details.", UserWarning, stacklevel=2)
         align_corners = False
+    if align_corners.__class__ is not bool:  # torch.grid_sampler's parser
+        from .. import _argparse
+
+        align_corners, = _argparse.doubles("grid_sampler", ("align_corners", align_corners, 5,
+                                                            "bool"))
     if input.dim() == 5:
         raise NotImplementedError("leafgrad: grid_sample supports 4-D input only")
     if mode == "bicubic" and input.dtype.name not in _EXACT:

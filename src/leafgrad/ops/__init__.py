@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 from .. import _argparse, _dtype
@@ -90,6 +92,7 @@ def clamp(tensor, min=None, max=None):  # noqa: A002
 
 
 _TO_FIRST = (_dtype.dtype, str, _device_class)  # (and Tensor)
+_TO_NUMBERS = frozenset((builtins.int, builtins.float, builtins.bool, builtins.complex))
 
 
 def _plain_to(args: tuple, kwargs: dict) -> bool:
@@ -104,13 +107,19 @@ def _plain_to(args: tuple, kwargs: dict) -> bool:
         args[0].__class__ is str or args[0].__class__ is _device_class)
 
 
-def to(tensor, *args, **kwargs):
+def to(tensor, /, *args, **kwargs):
     """Tensor.to(dtype) / to(device) / to(other) / to(device, dtype); copy=False returns self."""
     if (kwargs or len(args) != 1 or not isinstance(args[0], _TO_FIRST)) and not _plain_to(
             args, kwargs):
         # torch's parser checks the call (non_blocking and copy Python bools, memory_format
         # a memory format...)
         _argparse.check("Tensor.to", args, kwargs)
+        if "tensor" in kwargs:  # (the keyword of to(Tensor tensor, ...))
+            args = (kwargs.pop("tensor"),) + args
+            if not isinstance(args[0], _tensor_type()):
+                args = _number_as_tensor(args, kwargs, keyword=True)
+    if args and (args[0].__class__ in _TO_NUMBERS or isinstance(args[0], np.generic)):
+        args = _number_as_tensor(args, kwargs)
     dtype = _dtype.as_dtype(kwargs.pop("dtype", None))  # Note: Python types as dtypes
     copy = kwargs.pop("copy", False)
     kwargs.pop("non_blocking", None)
@@ -125,6 +134,7 @@ def to(tensor, *args, **kwargs):
     if kwargs:
         raise TypeError(f"to() received an invalid combination of arguments: {sorted(kwargs)}")
     Tensor = _tensor_type()
+    flags = 0
     for arg in args:
         if arg is None:  # (to(None): the device not given)
             continue
@@ -135,8 +145,10 @@ def to(tensor, *args, **kwargs):
         elif isinstance(arg, Tensor):
             dtype = arg.dtype
             target = arg.device
-        elif isinstance(arg, bool):
-            copy = arg if dtype is not None else copy
+        elif isinstance(arg, bool):  # positionally non_blocking, then copy
+            flags += 1
+            if flags == 2:
+                copy = arg
         else:
             from .._device import use
 
@@ -170,6 +182,23 @@ def to(tensor, *args, **kwargs):
         # (a copy asked for is torch's _to_copy too: ToCopyBackward0, not a clone)
         return ToCopy.apply(tensor, dtype=tensor._data.dtype) if copy else tensor
     return ToCopy.apply(tensor, dtype=dtype.np)
+
+
+def _number_as_tensor(args: tuple, kwargs: dict, keyword: bool = False) -> tuple:
+    """torch's ``to`` takes a number for its ``Tensor tensor`` (numbers as tensors), unless
+    an int fits the overload with a device index first: the number stands for the 0-d
+    tensor it wraps, so ``x.to(1.5)`` is ``x.to(float64)``, ``x.to(True)`` ``x.to(bool)``
+    (NumPy numbers read as torch's Scalars: integers int64, the others float64)."""
+    import builtins
+
+    first = args[0]
+    if not keyword and _argparse._is_int(first) and not _argparse._is_tensor(first) and \
+            _argparse.SIGNATURES["Tensor.to"][0].bind((0,) + args[1:], kwargs) is None:
+        return args  # (a device index)
+    value = _argparse.scalar(first)
+    kind = {builtins.bool: _dtype.bool, builtins.int: _dtype.int64,
+            builtins.float: _dtype.float64, builtins.complex: _dtype.complex128}
+    return (kind[value.__class__],) + args[1:]
 
 
 def _to_device(tensor, target, dtype):

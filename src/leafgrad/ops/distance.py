@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
 from .. import _argparse
 from .. import _dtype as _dtype
 
@@ -475,6 +476,7 @@ def _euclidean_cdist(x1, x2, batch_shape: tuple):
     return View.apply(EuclideanDist.apply(flat(x1, r1), flat(x2, r2)), shape=output_shape)
 
 
+@_argparse.parsed("pdist")  # (the error for the call as given: p by keyword has no position)
 def pdist(input, p=2.0):  # noqa: A002 - torch's name
     """``torch.pdist``: the p-distances of the row pairs i < j of a matrix.
 

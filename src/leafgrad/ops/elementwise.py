@@ -497,13 +497,22 @@ class Reciprocal(Op):
 
     @staticmethod
     def forward(ctx, a):
-        return np.reciprocal(_promote.float_result(a))
+        return _reciprocal(_promote.float_result(a))
 
     def backward(self, grad):
         result = self.saved("result")
         return -grad * conj(result * result)
 
     jvp = auto_element_wise
+
+
+def _reciprocal(a: np.ndarray) -> np.ndarray:
+    """torch's reciprocal kernel: ``1 / a``; for complex c10::complex's division of 1 by ``a``
+    (_float_kernels.complex_divide: 0 gives inf+nanj, inf gives 0j with the signs of zero
+    the scaled formula makes), where np.reciprocal gave nan+nanj, other signs and last bits."""
+    if a.dtype.kind == "c":
+        return _float_kernels.complex_divide(a.dtype.type(1), a)
+    return np.reciprocal(a)
 
 
 # -- powers -------------------------------------------------------------------------------------
@@ -586,6 +595,14 @@ class PowScalar(Op):
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         if a.dtype.kind == "b":  # a bool exponent: torch fills (False) or copies (True)
             return np.array(a, order="K") if exponent else np.ones_like(a)
+        if a.dtype.kind == "c" and exponent.__class__ in (int, float) and \
+                exponent in (-1, -0.5, 0.5):
+            # torch's pow kernel takes the reciprocal, rsqrt and sqrt kernels for these
+            from .math_unary import _rsqrt
+
+            with np.errstate(all="ignore"):
+                return (_reciprocal if exponent == -1 else _rsqrt if exponent == -0.5
+                        else np.sqrt)(a)
         if a.dtype.kind == "f":
             real = isinstance(exponent, (int, float)) and not isinstance(exponent, bool)
             special = _FLOAT_POWERS.get(exponent) if real else None

@@ -205,6 +205,8 @@ def _rsqrt(a: np.ndarray) -> np.ndarray:
             return scalar
         single = (1 / np.sqrt(a.astype(np.float32))).astype(a.dtype)
         return np.where(vectorised, single, scalar)
+    if a.dtype.kind == "c":  # c10::complex's division of 1 by the root (as reciprocal's)
+        return _float_kernels.complex_divide(a.dtype.type(1), np.sqrt(a))
     return 1 / np.sqrt(a)
 
 

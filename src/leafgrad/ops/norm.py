@@ -231,6 +231,10 @@ class LayerNorm(_Normalisation):
         return x.size <= _LAYER_NORM_REPLAY or int(np.prod(
             x.shape[x.ndim - count:], dtype=np.int64)) < 8 and x.size <= _EXACT_BACKWARD
 
+    def backward(self, grad):
+        _unpack_running(self)
+        return super().backward(grad)
+
     @staticmethod
     def torch_backward(grad, x, weight, params, mask, recorded=False):
         # (not under forward AD or vmap: their gradients are the formula's Tensor ops; while
@@ -295,6 +299,10 @@ class BatchNorm(_Normalisation):
             return cls.result_layout(out, x)
         return super().forward(ctx, x, weight, bias, **params)
 
+    def backward(self, grad):
+        _unpack_running(self)
+        return super().backward(grad)
+
     @staticmethod
     def torch_backward(grad, x, weight, params, mask, recorded=False):
         # (not under forward AD or vmap: their gradients are the formula's Tensor ops; while
@@ -324,6 +332,17 @@ class BatchNorm(_Normalisation):
     @staticmethod
     def result_layout(out: np.ndarray, x: np.ndarray) -> np.ndarray:
         return _batch_norm_layout(out, x)
+
+
+def _unpack_running(node) -> None:
+    """Unpack the running statistics batch_norm saved on its node (nn/_functional_batchnorm.py
+    _save_running), after the input and weight, in torch's order: one written in place since
+    the forward is torch's version error."""
+    saved = node._saved
+    if saved and saved.get("running_mean", saved.get("running_var")) is not None:
+        for name in ("input", "weight", "running_mean", "running_var"):
+            if saved.get(name) is not None:
+                node.saved(name)
 
 
 def _recorded_in_capture() -> bool:
@@ -725,6 +744,7 @@ class BatchNormEval(Op):
         return _batch_norm_layout(out.astype(x.dtype, copy=False), x)
 
     def backward(self, grad):
+        _unpack_running(self)
         saved = self._saved or {}
         weight = self.saved("weight") if saved.get("weight") is not None else None
         mask = (self.needs_grad(0), self.needs_grad(1), self.needs_grad(2))

@@ -23,11 +23,9 @@ def reduce_dims(dim, ndim: int) -> tuple:
 
     if dim.__class__ is int:
         dims = (dim,)
-    elif _argparse._is_int(dim):  # a NumPy integer or an integer 0-d tensor is an int to
-        dims = (int(dim),)  # torch's parser
-    elif dim.__class__ is tuple or dim.__class__ is list or (
-            _argparse._is_tensor(dim) and dim.ndim == 1 and dim.numel() == 1):
-        # (a one-element tensor: a list of its element)
+    elif _argparse.is_int_item(dim):  # a NumPy integer, a one-element integer (or bool)
+        dims = (int(dim.item()) if _argparse._is_tensor(dim) else int(dim),)  # tensor
+    elif dim.__class__ is tuple or dim.__class__ is list:
         dims = dim
     else:  # (a bool, a float, a string, an array, a tensor of several elements: the parser's
         # TypeError, which functions declared in SIGNATURES restate for the call as given)
@@ -35,10 +33,10 @@ def reduce_dims(dim, ndim: int) -> tuple:
     result = []
     for d in dims:
         if d.__class__ is not int:
-            if not _argparse._is_int(d):
+            if not _argparse.is_int_item(d):
                 raise TypeError(f"argument 'dim' must be tuple of ints, but found element of "
                                 f"type {_argparse.typename(d)}")
-            d = int(d)
+            d = int(d.item()) if _argparse._is_tensor(d) else int(d)
         d = _wrap_dim(d, ndim)
         if d in result:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")

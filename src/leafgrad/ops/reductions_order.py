@@ -263,7 +263,9 @@ class KthvalueOp(_Selecting):
 def kthvalue(tensor, k, dim=-1, keepdim=False):
     if keepdim.__class__ is not bool:
         keepdim = _argparse.keepdim("kthvalue", keepdim)
-    values, indices = KthvalueOp.apply(tensor, k=int(k), dim=one_dim(dim, tensor.ndim, "kthvalue"),
+    if k.__class__ is not int:  # (the decorated callers give torch's parser error)
+        k = _argparse.int_arg("kthvalue", "k", k)
+    values, indices = KthvalueOp.apply(tensor, k=k, dim=one_dim(dim, tensor.ndim, "kthvalue"),
                                        keepdim=keepdim)
     return return_types.kthvalue((values, indices))
 

@@ -93,6 +93,14 @@ class Cumprod(Op):
         acc = _sum_dtype(a, dtype)
         if a.ndim == 0:
             return np.array(a, dtype=acc or a.dtype)
+        if a.dtype.kind == "c" and a.shape[dim]:
+            # torch's running product starts at 1: the first slice is 1 * a, a complex product
+            # (an infinite component gives NaN: (inf-infj) -> nan+nanj), where NumPy's scan
+            # starts at the first element as it is
+            a = np.array(a)
+            first = (slice(None),) * dim + (0,)
+            with np.errstate(invalid="ignore"):
+                a[first] = np.multiply(a.dtype.type(1), a[first])
         return _layout.contiguous(_scan(np.cumprod, a, dim, acc))
 
     def backward(self, grad):
