@@ -357,7 +357,7 @@ class Nansum(Op):
     torch_names = ("nansum", "nanmean")
 
     @staticmethod
-    def forward(ctx, a, dim, keepdim=False, dtype=None):
+    def forward(ctx, a, dim, keepdim=False, dtype=None, whole=False):
         full = len(dim) == a.ndim
         if dtype is not None and a.dtype.kind == "f" and dtype.np in _FLOAT_ACCUMULATORS:
             # torch's kernel loads the input in the result's dtype and sums there, in the
@@ -386,7 +386,8 @@ class Nansum(Op):
         if grad._data.dtype != a._data.dtype:  # torch: nansum_backward(grad.to(self's dtype),
             grad = grad.to(a.dtype)  # ...): the cast comes first (ToCopyBackward0 below)
         dims = all_dims(self._params["dim"], a.ndim)
-        expanded = _expand_back(grad, a.shape, dims, self._params["keepdim"])
+        expanded = _expand_back(grad, a.shape, dims, self._params["keepdim"],
+                                self._params.get("whole", False))
         return expanded * constant(~np.isnan(a._data), grad)
 
     def jvp(self, tangents, primals, result):
@@ -403,8 +404,10 @@ def nansum(tensor, dim=None, keepdim=False, dtype=None):
     if dtype is not None and dtype.is_complex and not tensor.is_complex():
         raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{dtype._legacy}'")
     dims = dims_of(dim, tensor.ndim)
-    return Nansum.apply(tensor, dim=dims or all_dims(None, tensor.ndim), keepdim=keepdim,
-                        dtype=dtype)
+    if not dims:  # None, () or []: every dim (torch's gradient is then expanded as it is)
+        return Nansum.apply(tensor, dim=all_dims(None, tensor.ndim), keepdim=keepdim,
+                            dtype=dtype, whole=True)
+    return Nansum.apply(tensor, dim=dims, keepdim=keepdim, dtype=dtype)
 
 
 def nanmean(tensor, dim=None, keepdim=False, dtype=None):
@@ -420,8 +423,9 @@ def nanmean(tensor, dim=None, keepdim=False, dtype=None):
         )
     if dtype is not None:
         _mean_check(data, dtype, "nanmean")
-    dims = dims_of(dim, tensor.ndim) or all_dims(None, tensor.ndim)
-    count = np.sum(~np.isnan(data), axis=dims, keepdims=keepdim, dtype=np.int64)
+    dims = dims_of(dim, tensor.ndim)
+    count = np.sum(~np.isnan(data), axis=dims or all_dims(None, tensor.ndim),
+                   keepdims=keepdim, dtype=np.int64)
     return Div.apply(nansum(tensor, dims, keepdim, dtype), _wrap(np.asarray(count)))
 
 
