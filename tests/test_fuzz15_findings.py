@@ -87,3 +87,90 @@ def test_reductions_naming_no_dims_expand_the_gradient_as_torch():
         if results[0] != results[1]:
             failures.append((form, shape, dtype, results))
     assert not failures, (len(failures), failures[:2])
+
+
+# -- backward formulas' Tensor-number arithmetic is C++'s ---------------------------------------
+# (generated-program seeds 20000382, 20000489, 20000743: under create_graph, torch's formulas
+# (C++) record x * x + 1 as add.Scalar (AddBackward1), 2 * x as mul.Scalar (MulBackward1),
+# 1 - x as empty_like(x).fill_(1).sub_(x) (SubBackward0 with no edge for the filled operand);
+# leafgrad's Python operators recorded AddBackward0 with a None edge, RsubBackward1,
+# reciprocal * number. A wrapped Python number of the forward (x * 0.5) stays a tensor in its
+# backward (MulBackward0, DivBackward0). softplus's double backward is torch's
+# softplus_double_backward. User code in the backward (hooks, custom Functions) keeps Python's
+# forms.)
+
+_F = "lib.nn.functional"
+_FORMULAS = [
+    f"{_F}.softplus(x)", f"{_F}.softplus(x, beta=2, threshold=1)", f"{_F}.elu(x)",
+    f"{_F}.selu(x)", f"{_F}.celu(x, 0.5)", f"{_F}.silu(x)",
+    f"{_F}.mse_loss(x, x.detach() * 0.3)",
+    f"{_F}.binary_cross_entropy_with_logits(x, x.detach().sigmoid())",
+    f"{_F}.gaussian_nll_loss(x, x.detach(), x.detach().abs() + 1)",
+    "x.atan()", "x.asinh()", "x.abs().rsqrt()", "x.tan()", "x.sinc()",
+    "lib.special.entr(x.abs())", "x.sigmoid()", "x.tanh()", "x * 0.5", "0.5 * x", "x / 3",
+    "3 / x", "x - 2", "2 - x", "x + 1.5", "x.pow(3)", "lib.pow(2, x)", "x.exp() * x",
+    "x.erf()", "x.cos() / 2", "x.lerp(x.detach() * 2, 0.3)",
+]
+
+
+def test_backward_formulas_record_cpp_operators_under_create_graph():
+    failures = []
+    for form, dtype, layout in itertools.product(_FORMULAS, ["float32", "float64"],
+                                                 ["plain", "transposed"]):
+        results = []
+        for lib in LIBS:
+            def run():
+                x = lib.tensor([[0.5, -1.25, 1.5, 0.75], [-0.3, 0.2, -1.7, 2.5]],
+                               dtype=getattr(lib, dtype))
+                if layout == "transposed":
+                    x = x.t().contiguous().t()
+                x.requires_grad_()
+                y = eval(form, {"x": x, "lib": lib})
+                g, = lib.autograd.grad((y * y).sum(), x, create_graph=True)
+                gg, = lib.autograd.grad((g * g).sum(), x, create_graph=True)
+                return (_graph(g.grad_fn, 5), _graph(gg.grad_fn, 4),
+                        np.round(g.detach().numpy(), 4).tolist(),
+                        np.round(gg.detach().numpy(), 3).tolist())
+            results.append(_outcome(run))
+        if results[0] != results[1]:
+            failures.append((form, dtype, layout, results))
+    assert not failures, (len(failures), failures[:2])
+
+
+def test_user_code_in_a_create_graph_backward_keeps_pythons_operators():
+    failures = []
+    for case in range(4):
+        results = []
+        for lib in LIBS:
+            def run():
+                x = lib.tensor([0.5, -1.25, 1.5], requires_grad=True)
+                if case == 0:  # a tensor hook on a non-leaf
+                    y = x.exp()
+                    y.register_hook(lambda g: 2 - g * 3 + 1)
+                    out = (y * y).sum()
+                elif case == 1:  # a node's hook
+                    y = x.sin()
+                    y.grad_fn.register_hook(lambda gi, go: (gi[0] / 2 + 1,))
+                    out = y.sum() * 2
+                elif case == 2:  # a custom Function's backward
+                    class Scale(lib.autograd.Function):
+                        @staticmethod
+                        def forward(ctx, t):
+                            ctx.save_for_backward(t)
+                            return t * 2
+
+                        @staticmethod
+                        def backward(ctx, g):
+                            t, = ctx.saved_tensors
+                            return 1 - g * t / 4 + 0.5
+                    out = Scale.apply(x).sum()
+                else:  # a leaf's hook
+                    x.register_hook(lambda g: 3 / (g + 2))
+                    out = (x * x).sum()
+                g, = lib.autograd.grad(out, x, create_graph=True)
+                return _graph(g.grad_fn, 6), g.detach().numpy().tolist()
+            results.append(_outcome(run))
+        if results[0] != results[1]:
+            failures.append((case, results))
+    assert not failures, failures
+
