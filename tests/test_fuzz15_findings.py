@@ -174,3 +174,37 @@ def test_user_code_in_a_create_graph_backward_keeps_pythons_operators():
             failures.append((case, results))
     assert not failures, failures
 
+
+# -- take_along_dim broadcasts its input always ---------------------------------------------------
+# (generated-program seeds 20000117, 20000290: torch's take_along_dim with a dim broadcasts the
+# input with broadcast_to whatever its shape, so GatherBackward0 has an ExpandBackward0 below
+# it; leafgrad skipped the expand when the shape already matched)
+
+_TAKE = [
+    ("lib.take_along_dim(x, i, {d})", (3,), [2, 0]),
+    ("x.take_along_dim(i, dim={d})", (2, 3), [[1], [0]]),
+    ("lib.take_along_dim(x, i, {d})", (2, 3), [[0, 2, 1]]),
+    ("lib.take_along_dim(x, i, dim={d})", (2, 3), [[0, 1, 1], [1, 0, 0]]),
+    ("x.take_along_dim(i, {d})", (2, 3, 2), [[[1], [0], [1]]]),
+    ("lib.take_along_dim(x, i)", (2, 3), [4, 0]),
+    ("lib.take_along_dim(x.t(), i, {d})", (2, 3), [[1, 0], [0, 1], [1, 1]]),
+    ("lib.take_along_dim(x[:, :0], i, {d})", (2, 3), [[], []]),
+]
+
+
+def test_take_along_dim_expands_its_input_as_torch():
+    failures = []
+    for (form, shape, index), dim, create in itertools.product(_TAKE, [0, -1], [False, True]):
+        results = []
+        for lib in LIBS:
+            def run():
+                x = (lib.arange(int(np.prod(shape)), dtype=lib.float64).reshape(shape) - 1.5)
+                x.requires_grad_()
+                i = lib.tensor(index, dtype=lib.int64)
+                y = eval(form.format(d=dim), {"x": x, "i": i, "lib": lib})
+                g, = lib.autograd.grad((y * y).sum(), x, create_graph=create)
+                return _graph(y.grad_fn), _graph(g.grad_fn), _bits(y), _bits(g), y._is_view()
+            results.append(_outcome(run))
+        if results[0] != results[1]:
+            failures.append((form, shape, dim, create, results))
+    assert not failures, (len(failures), failures[:2])
