@@ -208,3 +208,43 @@ def test_take_along_dim_expands_its_input_as_torch():
         if results[0] != results[1]:
             failures.append((form, shape, dim, create, results))
     assert not failures, (len(failures), failures[:2])
+
+
+# -- ATen composites written in C++ add their numbers as add.Scalar -----------------------------
+# (generated-program seeds 20000200, 20001149, 20002940: F.pairwise_distance is ATen's
+# at::norm(x1 - x2 + eps, p, -1) in C++, whose + eps records AddBackward1; leafgrad's Python
+# + eps recorded AddBackward0 with a None edge. Likewise triplet_margin_loss's margin + d and
+# poisson_nll_loss's log(input + eps) and Stirling term; a 0-d pairwise_distance is a norm
+# over dim -1 (NormBackward1), where leafgrad took abs)
+
+_COMPOSITES = [
+    "F.pairwise_distance(x, y)", "F.pairwise_distance(x, y, 1.0, 1e-3, True)",
+    "F.pairwise_distance(x[0, 0], y[0, 0])", "F.pairwise_distance(x[0], y, 3.0)",
+    "F.triplet_margin_loss(x, y, x * 2)", "F.triplet_margin_loss(x, y, y.flip(0), 0.5, swap=True)",
+    "F.poisson_nll_loss(x.abs(), y.abs(), log_input=False)",
+    "F.poisson_nll_loss(x, y.abs() * 3, full=True, reduction='none')",
+    "F.poisson_nll_loss(x.abs() + 1, y.abs() * 3, log_input=False, full=True)",
+    "lib.nn.PairwiseDistance()(x, y)", "lib.nn.TripletMarginLoss(margin=2.0)(x, y, x.flip(1))",
+]
+
+
+def test_aten_composites_add_numbers_as_cpp():
+    failures = []
+    for form, dtype, wants in itertools.product(_COMPOSITES, ["float32", "float64"],
+                                               [(True, False), (False, True), (True, True)]):
+        results = []
+        for lib in LIBS:
+            def run():
+                x = lib.tensor([[0.5, -1.25, 1.5], [0.75, -0.3, 0.2]], dtype=getattr(lib, dtype),
+                               requires_grad=wants[0])
+                y = lib.tensor([[0.25, 1.0, -0.5], [1.5, -0.5, 0.25]], dtype=getattr(lib, dtype),
+                               requires_grad=wants[1])
+                z = eval(form, {"x": x, "y": y, "lib": lib, "F": lib.nn.functional})
+                leaves = [t for t in (x, y) if t.requires_grad]
+                grads = lib.autograd.grad(z.sum(), leaves, create_graph=True)
+                values = [np.round(t.detach().numpy(), 5).tolist() for t in (z, *grads)]
+                return _graph(z.grad_fn), [_graph(g.grad_fn, 4) for g in grads], repr(values)
+            results.append(_outcome(run))
+        if results[0] != results[1]:
+            failures.append((form, dtype, wants, results))
+    assert not failures, (len(failures), failures[:2])

@@ -23,9 +23,17 @@ def _full(like, number):
     return full_like(like.detach(), number)
 
 
+def _inexact(tensor) -> bool:
+    return tensor._data.dtype.kind in "fc"
+
+
 def add(tensor, number):
+    """C++'s ``tensor + number`` (also for ATen composites written in C++: pairwise_distance's
+    ``+ eps``); Python's for other dtypes."""
     from .special_fns import AddScalarFormula
 
+    if not _inexact(tensor):
+        return tensor + number
     return AddScalarFormula.apply(tensor, other=number)
 
 
@@ -44,6 +52,8 @@ def rsub(tensor, number):
 def mul(tensor, number):
     from .elementwise import MulScalar
 
+    if not _inexact(tensor):
+        return tensor * number
     return MulScalar.apply(tensor, other=number)
 
 
