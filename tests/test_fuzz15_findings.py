@@ -248,3 +248,51 @@ def test_aten_composites_add_numbers_as_cpp():
         if results[0] != results[1]:
             failures.append((form, dtype, wants, results))
     assert not failures, (len(failures), failures[:2])
+
+
+# -- in-place ops refuse a result type they cannot hold first -----------------------------------
+# (generated-program seeds 20000295, 20000634, 20001260: x.add_(float_tensor, alpha=True) of an
+# integer x is TensorIterator's cast error before the kernel's alpha check (leafgrad: 'Boolean
+# alpha only supported for Boolean results.'); a complex number into float16 is 'result type
+# ComplexHalf can't be cast to the desired output type Half' (leafgrad: its own TypeError, no
+# complex32); clamp_ of an integer tensor with a complex bound the cast error in C++'s names;
+# index_fill_ with a complex value into a real tensor its 'Converting complex Scalar' error.
+# Each leaves the tensor unchanged.)
+
+_INPLACE = ["add_({s})", "sub_({s})", "mul_({s})", "div_({s})", "floor_divide_({s})",
+            "remainder_({s})", "clamp_(min={s})", "clamp_({s}, {s})", "add_(o, alpha={s})",
+            "sub_(o, alpha={s})", "add_(f, alpha={s})", "sub_(f, alpha={s})", "__iadd__({s})",
+            "__imul__({s})", "__isub__({s})", "pow_({s})", "add_(lib.tensor({s}))",
+            "mul_(lib.tensor([{s}, {s}, {s}]))", "index_fill_(0, lib.tensor([0]), {s})",
+            "masked_fill_(x != 0, {s})", "fill_({s})", "addcmul_(x, x, value={s})"]
+# torch wraps an out-of-range value for an unsigned tensor's addcmul_ (leafgrad: NumPy's
+# OverflowError): left open, checked to still differ so that a fix shows here
+_INPLACE_LEFT = {("addcmul_(x, x, value={s})", "uint8", "-3")}
+
+
+def test_inplace_ops_refuse_result_types_as_torch():
+    failures, still_left = [], set()
+    for op, dtype, s in itertools.product(
+            _INPLACE, ["float16", "float32", "int32", "uint8", "bool", "int64", "complex64",
+                       "bfloat16"], ["(1+2j)", "True", "1.5", "2", "-3"]):
+        results = []
+        for lib in LIBS:
+            def run():
+                x = lib.tensor([1, 2, 3]).to(getattr(lib, dtype))
+                o = lib.tensor([1, 0, 2]).to(getattr(lib, dtype))
+                f = lib.tensor([0.5, 1.5, 2.0])
+                before = x.clone()
+                try:
+                    eval("x." + op.format(s=s), {"x": x, "o": o, "f": f, "lib": lib})
+                except Exception as error:  # noqa: BLE001 - compared
+                    return (type(error).__name__, str(error).splitlines()[0].replace(
+                        "torch.", ""), bool((x == before).all()), x._version)
+                return "ok", str(x.dtype).split(".")[-1], x._version
+            results.append(_outcome(run))
+        if (op, dtype, s) in _INPLACE_LEFT:
+            if results[0] != results[1]:
+                still_left.add((op, dtype, s))
+        elif results[0] != results[1]:
+            failures.append((op, dtype, s, results))
+    assert not failures, (len(failures), failures[:3])
+    assert still_left == _INPLACE_LEFT
