@@ -296,3 +296,30 @@ def test_inplace_ops_refuse_result_types_as_torch():
             failures.append((op, dtype, s, results))
     assert not failures, (len(failures), failures[:3])
     assert still_left == _INPLACE_LEFT
+
+
+# -- repeat_interleave without dim flattens as torch's flatten ---------------------------------
+# (generated-program seed 20001600: x.repeat_interleave(tensor([1])) of a 1-d x recorded
+# IndexSelectBackward0 <- ViewBackward0; torch's self.flatten() returns a 1-d tensor itself)
+
+
+def test_repeat_interleave_without_dim_flattens_as_torch():
+    failures = []
+    inputs = ["x", "x[0]", "x[0, 0]", "x.t()", "x[:, ::2]", "x[:0]"]
+    forms = ["t.repeat_interleave(2)", "t.repeat_interleave(lib.tensor(2))",
+             "t.repeat_interleave(lib.tensor([3]))", "lib.repeat_interleave(t, 2)",
+             "lib.repeat_interleave(t, lib.tensor([1]))", "t.repeat_interleave(2, 0)",
+             "t.repeat_interleave(lib.tensor([2]), dim=-1)"]
+    for source, form in itertools.product(inputs, forms):
+        results = []
+        for lib in LIBS:
+            def run():
+                x = lib.tensor([[0.5, -1.25, 1.5], [0.75, -0.3, 0.2]], requires_grad=True)
+                t = eval(source, {"x": x * 1})
+                y = eval(form, {"t": t, "lib": lib})
+                g, = lib.autograd.grad((y * y).sum(), x, create_graph=True)
+                return _graph(y.grad_fn, 4), _graph(g.grad_fn, 4), _bits(y), _bits(g)
+            results.append(_outcome(run))
+        if results[0] != results[1]:
+            failures.append((source, form, results))
+    assert not failures, (len(failures), failures[:2])
