@@ -323,3 +323,48 @@ def test_repeat_interleave_without_dim_flattens_as_torch():
         if results[0] != results[1]:
             failures.append((source, form, results))
     assert not failures, (len(failures), failures[:2])
+
+
+# -- gradients that torch's formulas write in place count the writes ----------------------------
+# (generated-program seeds 20001837, 20003137, 20002344: a gradient from gather's backward
+# (new_zeros().scatter_add_()), indexing's and masked_select's and take's (_index_put_impl_
+# into zeros), index_select's (index_add_) had _version 0 where torch's is 1; max(dim), sort,
+# topk, kthvalue, median(dim) (zeros().scatter_(): 2) and max()/min()/median() (masked_fill_
+# into zeros: 1) likewise; masked_select's and take's create_graph nodes are torch's
+# MaskedScatterBackward0 and PutBackward0 (leafgrad: IndexPutImplBackward0, and a view).
+# Left: the engine's in-place sum of two gradients for one input without create_graph (torch's
+# InputBuffer: x.t() then (y * y).sum() gives _version 1), AccumulateGrad's copy of a
+# gradient that does not obey the leaf's layout (torch's copy_: _version 1, e.g.
+# gather(x.t(), ...) then backward()), and cummax/trace/as_strided's counts.)
+
+_WRITTEN = [
+    "x.gather(1, lib.tensor([[0, 0], [1, 2]]))", "x[lib.tensor([1, 0, 1])]",
+    "x[lib.tensor([1, 0]), lib.tensor([0, 2])]", "x[x > 0]", "x.masked_select(x > 0)",
+    "x.index_select(1, lib.tensor([2, 0]))", "x.take(lib.tensor([1, 5]))",
+    "x.take_along_dim(lib.tensor([[0], [2]]), 1)", "x.max(1)[0]", "x.min(0, True)[0]",
+    "x.sort(1)[0]", "x.topk(2, 1)[0]", "x.kthvalue(2, 1)[0]", "x.median(1)[0]", "x.max()",
+    "x.min()", "x.median()", "x[:, lib.tensor([0, 2])].t()", "x.amax(1)",
+]
+
+
+def test_gradients_written_in_place_count_the_writes():
+    failures = []
+    for form, dtype, mode in itertools.product(_WRITTEN, ["float32", "float64"],
+                                               ["grad", "create_graph", "backward"]):
+        results = []
+        for lib in LIBS:
+            def run():
+                x = lib.tensor([[0.5, -1.25, 1.5], [0.75, -0.3, 0.2]],
+                               dtype=getattr(lib, dtype), requires_grad=True)
+                y = eval(form, {"x": x, "lib": lib})
+                out = (y * y).sum()
+                if mode == "backward":
+                    out.backward()
+                    g = x.grad
+                else:
+                    g, = lib.autograd.grad(out, x, create_graph=mode == "create_graph")
+                return g._version, _bits(g), _graph(g.grad_fn, 3)
+            results.append(_outcome(run))
+        if results[0] != results[1]:
+            failures.append((form, dtype, mode, results))
+    assert not failures, (len(failures), failures[:3])

@@ -99,7 +99,12 @@ def select_backward(grad: Tensor, dim: int, indices: np.ndarray, shape: tuple,
         # a kernel: leafgrad.compile sees the view of the kept indices (Note: masks as kernels
         # in activation.py)
         indices = array_kernel(np.expand_dims, indices, dim)
-    return Scatter.apply(grad.new_zeros(shape), grad, dim=dim, index=indices)
+    result = Scatter.apply(grad.new_zeros(shape), grad, dim=dim, index=indices)
+    # torch's zeros(...).scatter_(...) leaves the gradient at _version 2 (its scatter_ with a
+    # tensor source counts twice), as measured on max/sort/topk/kthvalue/median/cummax
+    result._bump_version()
+    result._bump_version()
+    return result
 
 
 class MultiOutput(Op):
@@ -123,7 +128,9 @@ def evenly_distribute(grad: Tensor, self: Tensor, value: Tensor) -> Tensor:
     from .registry import zeros_of
 
     zeros = _wrap(array_kernel(zeros_of, grad._data, shape=self._data.shape))
-    return MaskedFillTensor.apply(zeros, grad / _wrap(count), mask=ties)
+    result = MaskedFillTensor.apply(zeros, grad / _wrap(count), mask=ties)
+    result._bump_version()  # (the masked_fill_ into the zeros: _version 1, as torch's)
+    return result
 
 
 def _not_ties(data: np.ndarray, result: np.ndarray) -> np.ndarray:
