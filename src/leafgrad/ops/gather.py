@@ -443,7 +443,9 @@ class Take(Op):
         from ..tensor import _wrap
 
         zeros = _wrap(array_kernel(zeros_of, grad._data, shape=tuple(self.input_shape())))
-        result = Put.apply(zeros, grad, index=self._params["index"], accumulate=True)
+        # (put_ reads the index flat; a kernel, so leafgrad.compile replays it per call)
+        index = array_kernel(np.ravel, self._params["index"])
+        result = Put.apply(zeros, grad, index=index, accumulate=True)
         result._bump_version()
         return self.pass_index(result, "index", "index")
 
