@@ -194,8 +194,8 @@ def take_along_dim(input, indices, dim=None):
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     indices_shape = _along_broadcast(input.shape, indices.shape, dim)
     input_shape = _along_broadcast(indices.shape, input.shape, dim)
-    if tuple(input.shape) != input_shape:
-        input = input.broadcast_to(input_shape)
+    # torch broadcasts the input whatever its shape: an ExpandBackward0 below the gather
+    input = input.broadcast_to(input_shape)
     index = _ops.take_along_index(indices.broadcast_to(indices_shape))
     size = input_shape[dim]
     values = index._data

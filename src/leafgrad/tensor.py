@@ -423,6 +423,7 @@ _RETAIN_LOCK = threading.Lock()
 # Python falls back to identity and ``t != array`` is True, as in torch.
 _OPERANDS = (bool, int, float, complex, np.generic)
 _NUMBERS = _argparse.NUMBERS
+_REAL_NUMBERS = (int, float)
 _DIM_NOT_GIVEN = _argparse.DIM_NOT_GIVEN  # (sum/mean: keepdim without dim is torch's error)
 _KEEPDIM_NOT_GIVEN = _argparse.KEEPDIM_NOT_GIVEN
 _CLAMP_BOUNDS = _NUMBERS | {type(None)}
@@ -1598,63 +1599,95 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
     # -- ops (each forwards to one op class in leafgrad.ops) -----------------------------------
     def __add__(self, other):
-        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
-            if not isinstance(other, _OPERANDS):
-                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
-            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
+        if other.__class__ is not Tensor:
+            if other.__class__ not in _NUMBERS:
+                if not isinstance(other, _OPERANDS):
+                    return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+                other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
+            elif _grad_state.cpp_formula and other.__class__ in _REAL_NUMBERS \
+                    and self._data.dtype.kind in "fc":  # Note: C++ operators in backward formulas
+                return _cpp_operators.add(self, other)
         return _ops.Add.apply(self, other)
 
     def __radd__(self, other):
-        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
-            if not isinstance(other, _OPERANDS):
-                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
-            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
+        if other.__class__ is not Tensor:
+            if other.__class__ not in _NUMBERS:
+                if not isinstance(other, _OPERANDS):
+                    return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+                other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
+            elif _grad_state.cpp_formula and other.__class__ in _REAL_NUMBERS \
+                    and self._data.dtype.kind in "fc":  # Note: C++ operators in backward formulas
+                return _cpp_operators.add(self, other)
         return _ops.Add.apply(self, other)
 
     def __sub__(self, other):
-        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
-            if not isinstance(other, _OPERANDS):
-                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
-            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
+        if other.__class__ is not Tensor:
+            if other.__class__ not in _NUMBERS:
+                if not isinstance(other, _OPERANDS):
+                    return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+                other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
+            elif _grad_state.cpp_formula and other.__class__ in _REAL_NUMBERS \
+                    and self._data.dtype.kind in "fc":  # Note: C++ operators in backward formulas
+                return _cpp_operators.sub(self, other)
         return _ops.Sub.apply(self, other)
 
     def __rsub__(self, other):
-        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
-            if not isinstance(other, _OPERANDS):
-                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
-            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
+        if other.__class__ is not Tensor:
+            if other.__class__ not in _NUMBERS:
+                if not isinstance(other, _OPERANDS):
+                    return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+                other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
+            elif _grad_state.cpp_formula and other.__class__ in _REAL_NUMBERS \
+                    and self._data.dtype.kind in "fc":  # Note: C++ operators in backward formulas
+                return _cpp_operators.rsub(self, other)
         if isinstance(other, Tensor):  # (a direct call: torch's rsub.Tensor)
             return _ops.RsubTensor.apply(self, other)
         return _ops.Rsub.apply(self, other=other)
 
     def __mul__(self, other):
-        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
-            if not isinstance(other, _OPERANDS):
-                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
-            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
+        if other.__class__ is not Tensor:
+            if other.__class__ not in _NUMBERS:
+                if not isinstance(other, _OPERANDS):
+                    return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+                other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
+            elif _grad_state.cpp_formula and other.__class__ in _REAL_NUMBERS \
+                    and self._data.dtype.kind in "fc":  # Note: C++ operators in backward formulas
+                return _cpp_operators.mul(self, other)
         return _ops.Mul.apply(self, other)
 
     def __rmul__(self, other):
-        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
-            if not isinstance(other, _OPERANDS):
-                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
-            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
+        if other.__class__ is not Tensor:
+            if other.__class__ not in _NUMBERS:
+                if not isinstance(other, _OPERANDS):
+                    return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+                other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
+            elif _grad_state.cpp_formula and other.__class__ in _REAL_NUMBERS \
+                    and self._data.dtype.kind in "fc":  # Note: C++ operators in backward formulas
+                return _cpp_operators.mul(self, other)
         return _ops.Mul.apply(self, other)
 
     def __truediv__(self, other):
-        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
-            if not isinstance(other, _OPERANDS):
-                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
-            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
+        if other.__class__ is not Tensor:
+            if other.__class__ not in _NUMBERS:
+                if not isinstance(other, _OPERANDS):
+                    return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+                other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
+            elif _grad_state.cpp_formula and other.__class__ in _REAL_NUMBERS \
+                    and self._data.dtype.kind in "fc":  # Note: C++ operators in backward formulas
+                return _cpp_operators.div(self, other)
         return _ops.Div.apply(self, other)
 
     def __rtruediv__(self, other):
-        if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
-            if isinstance(other, np.ndarray):  # (torch's Python __rdiv__ with an ndarray:
-                return _ops.Reciprocal.apply(self) * other  # NumPy computes the product)
-            if not isinstance(other, _OPERANDS):
-                return NotImplemented  # Python raises torch's "unsupported operand" TypeError
-            other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
+        if other.__class__ is not Tensor:
+            if other.__class__ not in _NUMBERS:
+                if isinstance(other, np.ndarray):  # (torch's Python __rdiv__ with an ndarray:
+                    return _ops.Reciprocal.apply(self) * other  # NumPy computes the product)
+                if not isinstance(other, _OPERANDS):
+                    return NotImplemented  # Python raises torch's "unsupported operand" TypeError
+                other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
+            elif _grad_state.cpp_formula and other.__class__ in _REAL_NUMBERS \
+                    and self._data.dtype.kind in "fc":  # Note: C++ operators in backward formulas
+                return _cpp_operators.rdiv(self, other)
         # torch computes ``other / self`` as ``self.reciprocal() * other`` (MulBackward0).
         return _ops.Mul.apply(_ops.Reciprocal.apply(self), other)
 
@@ -2816,3 +2849,4 @@ _EQ_OPERANDS = _OPERANDS + (np.ndarray,)  # Note: operands
 
 # The op modules import Tensor, so they come last; methods above look ``_ops`` up at call time.
 from . import ops as _ops  # noqa: E402
+from .ops import _cpp_operators  # noqa: E402

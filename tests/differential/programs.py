@@ -14,6 +14,9 @@ and without `create_graph` and a second derivative, `retain_graph` and accumulat
 seeds from 10_000_000 draw from every set and also from the wide set of programs_wide.py
 (strided and empty operands, int8/16/32, uint8, bool, float16, bfloat16 and complex dtypes,
 in-place ops on views, index writes, out= buffers of other shapes, gradient-changing hooks);
+seeds from 20_000_000 also from the second wide set of programs_wide2.py (more ops on strided
+operands, gradients taken mid-program with create_graph and computed on, in-place ops mixing
+dtypes and Python scalars, whose promotion errors are recorded with O.fails, and indexing);
 seeds 3 and 5 mod 8 then append a stage (programs_after.py): torch.func transforms of small
 functions of the program's tensors, or optimizer steps on the leaves that got gradients.
 The program records an observation of every tensor it makes, after every in-place change, after
@@ -59,6 +62,7 @@ from .programs_functions import FunctionStage
 from .programs_machinery import MachineryStage
 from .programs_user import UserOps
 from .programs_wide import WIDE_SEED0, WideOps
+from .programs_wide2 import WIDE2_SEED0, Wide2Ops
 
 LEAF_SHAPES = [(), (1,), (3,), (2, 3), (3, 1), (1, 3), (2, 3, 4)]
 SCALARS = [2, 3, -1, 0.5, -1.5, 0.25, 2.0, 1, 1.5]
@@ -129,6 +133,16 @@ class Observer:
     def see(self, label: str, value, grad: bool = False) -> None:
         """Snapshot a value under a label (`grad=True` for gradients: see `_snap`)."""
         self.records.append((label, self._snap(value, grad)))
+
+    def fails(self, label: str, call) -> None:
+        """Run `call()`, which failed on torch when the program was written: record its error."""
+        try:
+            result = call()
+        except Exception as error:  # noqa: BLE001 - the type and first line are compared
+            said = (type(error).__name__, _first_line(error))
+        else:
+            said = ("no error", type(result).__name__)
+        self.records.append((label, {"raised": said}))
 
     def grad(self, name: str, tensor) -> None:
         """Snapshot `tensor.grad`, including the warning torch gives for a non-leaf's .grad."""
@@ -405,7 +419,7 @@ def _numel(shape) -> int:
     return int(np.prod(shape, dtype=np.int64))
 
 
-class _Generator(UserOps, WideOps, AfterStages, ModuleStage, FunctionStage, MachineryStage):
+class _Generator(UserOps, WideOps, Wide2Ops, AfterStages, ModuleStage, FunctionStage, MachineryStage):
     def __init__(self, seed: int, torch):
         self.seed = seed
         self.rng = random.Random(seed)
@@ -423,6 +437,8 @@ class _Generator(UserOps, WideOps, AfterStages, ModuleStage, FunctionStage, Mach
         # gradient-changing hooks); the seeds below keep their programs.
         self.wide = seed >= WIDE_SEED0
         self.user = self.user or self.wide
+        # Seeds from WIDE2_SEED0 on also draw from WIDE2_OPS (programs_wide2.py).
+        self.wide2 = seed >= WIDE2_SEED0
 
     # -- bookkeeping ---------------------------------------------------------------------------
 
@@ -1519,7 +1535,9 @@ class _Generator(UserOps, WideOps, AfterStages, ModuleStage, FunctionStage, Mach
                 target = rng.randint(1, 12)
                 done = tries = 0
                 names, weights = zip(*(
-                    self.OPS + self.EXTENDED_OPS + self.USER_OPS + self.WIDE_OPS if self.wide
+                    self.OPS + self.EXTENDED_OPS + self.USER_OPS + self.WIDE_OPS
+                    + self.WIDE2_OPS if self.wide2
+                    else self.OPS + self.EXTENDED_OPS + self.USER_OPS + self.WIDE_OPS if self.wide
                     else self.OPS + self.EXTENDED_OPS + self.USER_OPS if self.user
                     else self.OPS + self.EXTENDED_OPS if self.extended
                     else self.OPS))

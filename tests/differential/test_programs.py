@@ -33,7 +33,8 @@ torch = require_torch()
 # tests/test_fuzz_findings.py were found); the suite runs seeds 0-399. Seeds from 10_000_000
 # (programs_wide.WIDE_SEED0) also draw the wide op set: LEAFGRAD_PROGRAM_SEED0=10000000 runs
 # 400 of those (tests/test_fuzz14_findings.py's cases; the coverage test there needs only
-# the kinds of the older sets).
+# the kinds of the older sets). Seeds from 20_000_000 (programs_wide2.WIDE2_SEED0) also draw
+# the second wide set (tests/test_fuzz15_findings.py's cases).
 _SEED0 = int(os.environ.get("LEAFGRAD_PROGRAM_SEED0", "0"))
 SEEDS = range(_SEED0, _SEED0 + 400)
 

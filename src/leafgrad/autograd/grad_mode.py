@@ -32,6 +32,9 @@ class _State(threading.local):
     inference = False
     grad_layout_enforced = True  # enforce_grad_layout_policy (Note: gradient layout contract)
     multithreading = True  # set_multithreading_enabled
+    # an op's backward formula is running under create_graph: Tensor operators with a Python
+    # number are C++'s there (ops/_cpp_operators.py)
+    cpp_formula = False
 
 
 state = _State()

@@ -86,6 +86,7 @@ def cosine_embedding_loss(input1, input2, target, margin: float = 0.0, size_aver
 @_argparse.parsed("pairwise_distance")  # (a C function in torch: its parser's errors)
 def pairwise_distance(x1, x2, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False):
     """``||x1 - x2 + eps||_p`` over the last dim."""
+    from ..ops import _cpp_operators
     from ..ops.native_forms import NormDims
 
     if p.__class__ is not float or eps.__class__ is not float or keepdim.__class__ is not bool:
@@ -94,17 +95,20 @@ def pairwise_distance(x1, x2, p: float = 2.0, eps: float = 1e-6, keepdim: bool =
                                             ("keepdim", keepdim, 5, "bool"))
 
     dim = max(x1.dim(), x2.dim()) - 1
-    if dim < 0:
-        return (x1 - x2 + eps).abs()
+    # (C++'s + eps: add.Scalar, AddBackward1. Note: C++ operators in backward formulas)
+    shifted = _cpp_operators.add(x1 - x2, eps)
+    if dim < 0:  # (torch's norm over dim -1 of the 0-d difference)
+        return NormDims.apply(shifted, ord=float(p), dim=(), keepdim=bool(keepdim))
     # ATen's at::norm(x1 - x2 + eps, p, dim, keepdim): NormBackward1 (Tensor.norm is
     # linalg.vector_norm's LinalgVectorNormBackward0)
-    return NormDims.apply(x1 - x2 + eps, ord=float(p), dim=(dim,), keepdim=bool(keepdim))
+    return NormDims.apply(shifted, ord=float(p), dim=(dim,), keepdim=bool(keepdim))
 
 
 def triplet_margin_loss(anchor, positive, negative, margin: float = 1.0, p: float = 2,
                         eps: float = 1e-6, swap: bool = False, size_average=None, reduce=None,
                         reduction: str = "mean"):
     from .. import minimum
+    from ..ops import _cpp_operators
 
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
@@ -125,21 +129,27 @@ def triplet_margin_loss(anchor, positive, negative, margin: float = 1.0, p: floa
     dist_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
         dist_neg = minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
-    output = (margin + dist_pos - dist_neg).clamp_min(0)
+    output = (_cpp_operators.add(dist_pos, margin) - dist_neg).clamp_min(0)  # (ATen's C++)
     return _reduce(output, reduction)
 
 
 def poisson_nll_loss(input, target, log_input: bool = True, full: bool = False,
                      size_average=None, eps: float = 1e-8, reduce=None, reduction: str = "mean"):
+    from ..ops import _cpp_operators
+
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if reduction not in ("none", "mean", "sum"):  # (torch concatenates: a non-str is a TypeError)
         raise ValueError(reduction + " is not a valid value for reduction")
     if log_input:
-        loss = input.exp() - target * input
+        # (ATen's at::exp(input) - target * input: the compiler evaluates the right operand
+        # first, so the product's node is older and the exp path's gradient arrives first)
+        product = target * input
+        loss = input.exp() - product
     else:
-        loss = input - target * (input + eps).log()
+        loss = input - target * _cpp_operators.add(input, eps).log()  # (ATen's C++)
     if full:
-        stirling = target * target.log() - target + 0.5 * (2 * math.pi * target).log()
+        stirling = target * target.log() - target + _cpp_operators.mul(
+            _cpp_operators.mul(target, 2 * math.pi).log(), 0.5)
         loss = loss + stirling.masked_fill(target <= 1, 0)
     return _reduce(loss, reduction)
 

@@ -610,6 +610,35 @@ class SoftplusBackward(ActivationBackward, Op):
         linear = kernel_tensor(_above, x._data, scale=beta, threshold=threshold)
         return (grad * (linear + (1 - linear) * (x * beta).sigmoid()),)
 
+    @classmethod
+    def forward(cls, ctx, grad, x, beta, threshold):
+        # torch's softplus_backward kernel, as the plain backward computes it
+        kernel = {np.dtype(np.float32): _sleef_unary.softplus_backward,
+                  np.dtype(np.float64): _sleef_double.softplus_backward}.get(x.dtype)
+        if kernel is not None and grad.__class__ is np.ndarray and x.__class__ is np.ndarray \
+                and grad.dtype == x.dtype:
+            return (kernel(grad, x, beta=beta, threshold=threshold),)
+        return super().forward(ctx, grad, x, beta=beta, threshold=threshold)
+
+    def backward(self, grads):
+        # derivatives.yaml: grad_output: softplus_backward(grad, self, beta, threshold);
+        # self: softplus_double_backward(grad * grad_output, self, beta, threshold), which is
+        # sigmoid_backward(g, (self * beta).sigmoid()) * (self * beta < threshold) * beta
+        from .elementwise import SigmoidBackward, _scale
+
+        grad = grads[0]
+        x = self.saved("self")
+        beta, threshold = self._params["beta"], self._params["threshold"]
+        grad_grad = grad_x = None
+        if self.needs_grad(0):
+            grad_grad = SoftplusBackward.record(grad, x, beta=beta, threshold=threshold)
+        if self.needs_grad(1):
+            scaled = _scale(x, beta)
+            below = (scaled < threshold).type_as(grad)
+            slope = SigmoidBackward.apply(grad * self.saved("grad_output"), scaled.sigmoid())
+            grad_x = _scale(slope * below, beta)
+        return grad_grad, grad_x
+
 
 @register
 class Mish(Op):

@@ -294,11 +294,13 @@ class Mul(Op):
             return (_times(grad, conj(self.saved("other"))) if children[0] is not None else None,
                     _times(grad, conj(self.saved("self"))) if children[1] is not None else None)
         # Note: the order of an op's input gradients
+        # (Mul.apply: an operand that is a Python number is torch's wrapped-number tensor,
+        # grad * it a tensor product, MulBackward0; Note: C++ operators in backward formulas)
         grad_self = grad_other = None
         if self.needs_grad(1):
-            grad_other = grad * conj(self.saved("self"))
+            grad_other = Mul.apply(grad, conj(self.saved("self")))
         if self.needs_grad(0):
-            grad_self = grad * conj(self.saved("other"))
+            grad_self = Mul.apply(grad, conj(self.saved("other")))
         return grad_self, grad_other
 
     def jvp(self, tangents, primals, result):
@@ -444,7 +446,7 @@ class Div(Op):
             # Tensor.__rtruediv__, other.reciprocal() * number: other bits)
             grad_other = -grad * conj(Div.apply(self.saved("self"), other) / other)
         if self.needs_grad(0):
-            grad_self = grad / conj(other)
+            grad_self = Div.apply(grad, conj(other))  # (a number: a wrapped tensor, as Mul's)
         return grad_self, grad_other
 
     def jvp(self, tangents, primals, result):

@@ -74,8 +74,11 @@ class IndexSelect(Op):
 
     def backward(self, grad):
         p = self._params
-        return IndexAdd.apply(grad.new_zeros(self.input_shape()), grad, dim=p["dim"],
-                              index=p["index"])
+        # torch's index_select_backward: zeros(...).index_add_(...), in place (_version 1)
+        result = IndexAdd.apply(grad.new_zeros(self.input_shape()), grad, dim=p["dim"],
+                                index=p["index"])
+        result._bump_version()
+        return result
 
     jvp = auto_linear
 
@@ -184,8 +187,11 @@ class Gather(Op):
 
     def backward(self, grad):
         p = self._params
-        return ScatterAdd.apply(grad.new_zeros(self.input_shape()), grad, dim=p["dim"],
-                                index=p["index"])
+        # torch's gather_backward: new_zeros(...).scatter_add_(...), in place (_version 1)
+        result = ScatterAdd.apply(grad.new_zeros(self.input_shape()), grad, dim=p["dim"],
+                                  index=p["index"])
+        result._bump_version()
+        return result
 
     jvp = auto_linear
 
@@ -395,13 +401,19 @@ class MaskedSelect(Op):
         return np.broadcast_to(a, shape)[np.broadcast_to(mask, shape)]
 
     def backward(self, grad):
-        from .indexing import index_backward
-        from .registry import _sum_to
+        # torch's masked_select_backward: zeros_like(input broadcast with mask), then
+        # masked_scatter_(mask, grad) in place (MaskedScatterBackward0 under create_graph,
+        # _version 1: generated-program seed 20000112; leafgrad wrote it with _index_put_impl_)
+        from .registry import _sum_to, zeros_of
+        from .scatter_extra import MaskedScatter
+        from ..tensor import _wrap
 
         mask = self._params["mask"]
         shape = np.broadcast_shapes(self.input_shape(), mask.shape)
-        full = index_backward(grad, shape, (np.broadcast_to(mask, shape),))
-        return _sum_to(self.pass_index(full, "mask", "indices"), self.input_shape())
+        zeros = _wrap(array_kernel(zeros_of, grad._data, shape=shape))
+        full = MaskedScatter.apply(zeros, grad, mask=mask)
+        full._bump_version()
+        return _sum_to(self.pass_index(full, "mask", "mask"), self.input_shape())
 
     jvp = auto_linear
 
@@ -423,13 +435,19 @@ class Take(Op):
         return a.reshape(-1)[index]
 
     def backward(self, grad):
-        from .indexing import index_backward
+        # torch's take backward: zeros_like(self).put_(index, grad, accumulate=True), in place
+        # (PutBackward0 under create_graph, _version 1; leafgrad wrote _index_put_impl_ into a
+        # flat zeros and viewed it back)
+        from .gather_fill import Put
+        from .registry import zeros_of
+        from ..tensor import _wrap
 
-        size = int(np.prod(self.input_shape()))
-        # (the wrapped index is a kernel: leafgrad.compile replays it from each call's index)
-        wrapped = array_kernel(np.remainder, self._params["index"], max(1, size))
-        flat = index_backward(grad, (size,), (wrapped,))
-        return self.pass_index(flat, "index", "indices").reshape(self.input_shape())
+        zeros = _wrap(array_kernel(zeros_of, grad._data, shape=tuple(self.input_shape())))
+        # (put_ reads the index flat; a kernel, so leafgrad.compile replays it per call)
+        index = array_kernel(np.ravel, self._params["index"])
+        result = Put.apply(zeros, grad, index=index, accumulate=True)
+        result._bump_version()
+        return self.pass_index(result, "index", "index")
 
     jvp = auto_linear
 

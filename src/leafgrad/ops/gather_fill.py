@@ -216,6 +216,9 @@ def index_fill_args(tensor, dim, index, value, inplace: bool = False):
         return IndexFillTensor, (value,), {"dim": dim, "index": array}
     from .._construct import check_scalar_write
 
+    if value.__class__ is complex and tensor._data.dtype.kind != "c":
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not "
+                           "supported")  # (the kernel's first check, before the conversion)
     if tensor._data.dtype.kind != "u" or tensor._data.dtype.itemsize == 1:  # (wide unsigned:
         value = check_scalar_write(value, tensor.dtype)  # torch's kernel refuses them first)
     elif value.__class__ is int:

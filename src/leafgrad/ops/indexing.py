@@ -600,7 +600,9 @@ def index_backward(grad, input_sizes: tuple, index):
     whose node has an edge for the zeros too (None)."""
 
     zeros = _wrap(array_kernel(zeros_of, grad._data, shape=tuple(input_sizes)))
-    return IndexBackward.apply(zeros, grad, index=index)
+    result = IndexBackward.apply(zeros, grad, index=index)
+    result._bump_version()  # (torch writes the zeros in place: the gradient's _version is 1)
+    return result
 
 
 @register

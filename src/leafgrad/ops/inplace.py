@@ -92,7 +92,21 @@ _CAST_FIRST = frozenset((
     "LshiftBackward1", "RshiftBackward1", "Atan2Backward0", "CopysignBackward0",
     "CopysignBackward1", "GcdBackward0", "LcmBackward0", "XlogyBackward0", "XlogyBackward2"))
 _FLOAT_RESULT = frozenset(("Atan2Backward0", "CopysignBackward0", "CopysignBackward1",
-                           "XlogyBackward0", "XlogyBackward2"))
+                           "XlogyBackward0", "XlogyBackward2", "DivBackward0"))
+# (add_/sub_/mul_/div_: TensorIterator checks the cast before the kernel checks alpha:
+# x.add_(float_tensor, alpha=True) of an integer x is the cast error; generated-program seed
+# 20000295)
+_CAST_FIRST = _CAST_FIRST | {"AddBackward0", "SubBackward0", "MulBackward0", "DivBackward0"}
+
+
+def _check_complex_half(data: np.ndarray, value) -> None:
+    """A complex number (or 0-d complex tensor) into a float16 tensor: torch's result type is
+    ComplexHalf, which it refuses to cast back (leafgrad cannot hold it, so it checks first:
+    generated-program seed 20000634)."""
+    if data.dtype == np.float16 and (value.__class__ is complex or (
+            value.__class__ is np.ndarray and value.ndim == 0 and value.dtype.kind == "c")):
+        raise RuntimeError("result type ComplexHalf can't be cast to the desired output type "
+                           "Half")
 
 
 def _check_cast_first(op, target: Tensor, other) -> None:
@@ -101,6 +115,9 @@ def _check_cast_first(op, target: Tensor, other) -> None:
     if data.__class__ is _MetaArray or not (isinstance(value, np.ndarray) or value.__class__ in (
             int, float, bool, complex)):
         return
+    if op.node == "SubBackward0":  # (sub's own check comes before TensorIterator's)
+        check_bool_subtraction(data, value)
+    _check_complex_half(data, value)
     result = _promote.result_np_dtype(data, value)
     if op.node in _FLOAT_RESULT and result.kind in "biu":  # (integers promote to float)
         result = _promote.float_result(np.empty(0, result)).dtype
@@ -124,6 +141,10 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
     check_inplace_allowed(target, op.node in _LEAF_FIRST)
     if op.node in _CAST_FIRST:
         _check_cast_first(op, target, others[0] if others else params.get("other"))
+    elif op.node in ("PowBackward0", "PowBackward1"):
+        operand = others[0] if others else params.get("exponent", params.get("other"))
+        _check_complex_half(target._data,
+                            operand._data if isinstance(operand, Tensor) else operand)
     if COMPLEX_SEEN[0] and not op.complex_ok:
         from .complex import _common_dtype, complex_error
 
@@ -580,6 +601,7 @@ def scaled_operand(target: Tensor, other) -> bool:
 def _inplace_result(ufunc, data: np.ndarray, value) -> np.dtype:
     """The dtype ``ufunc(data, value)`` computes in, after torch's check that it can be written
     back into ``data`` (which torch makes before it looks at alpha)."""
+    _check_complex_half(data, value)
     result = _promote.result_np_dtype(data, value)
     if ufunc is np.true_divide and result.kind != "f":
         result = _promote.float_result(np.empty(0, result)).dtype

@@ -241,9 +241,12 @@ def _several_dims(a: np.ndarray, dims: list, unlimited: bool = False):
     return _cascade_sum.several(squeezed, dims)
 
 
-def _expand_back(grad, shape: tuple, dims: tuple, keepdim: bool):
-    """Undo a reduction's shape change on ``grad``, then broadcast it to ``shape``."""
-    if not keepdim:
+def _expand_back(grad, shape: tuple, dims: tuple, keepdim: bool, whole: bool = False):
+    """Undo a reduction's shape change on ``grad``, then broadcast it to ``shape``.
+
+    ``whole``: the call named no dims (dim=None given, or () / []): torch's sum_backward
+    then expands the gradient as it is (no UnsqueezeBackward0 nodes under create_graph)."""
+    if not keepdim and not (whole and len(dims) == len(shape)):
         for d in dims:  # dims are sorted, so each unsqueeze lands in place
             grad = grad.unsqueeze(d)
     return grad.expand(shape)
@@ -291,14 +294,15 @@ class SumDim(Op):
     torch_names = ("sum",)
 
     @staticmethod
-    def forward(ctx, a, dim, keepdim=False, dtype=None, ordered=True):
+    def forward(ctx, a, dim, keepdim=False, dtype=None, ordered=True, whole=False):
         if ctx is not None:
             ctx.keep("self_sym_sizes", a.shape)
         return _layout.contiguous(_sum_dims(a, dim, keepdim, dtype, ordered))
 
     def backward(self, grad):
         params = self._params
-        return _expand_back(grad, self.input_shape(), params["dim"], params["keepdim"])
+        return _expand_back(grad, self.input_shape(), params["dim"], params["keepdim"],
+                            params.get("whole", False))
 
     jvp = auto_linear
 
@@ -400,7 +404,7 @@ class MeanDim(Op):
     torch_names = ("mean",)
 
     @staticmethod
-    def forward(ctx, a, dim, keepdim=False, dtype=None, ordered=True):
+    def forward(ctx, a, dim, keepdim=False, dtype=None, ordered=True, whole=False):
         _mean_check(a, dtype)
         if ctx is not None:
             ctx.keep("self_sym_sizes", a.shape)
@@ -420,8 +424,8 @@ class MeanDim(Op):
             count *= shape[d]
         from .loss import DivScalar
 
-        return DivScalar.apply(_expand_back(grad, shape, params["dim"], params["keepdim"]),
-                               other=count)
+        return DivScalar.apply(_expand_back(grad, shape, params["dim"], params["keepdim"],
+                                            params.get("whole", False)), other=count)
 
     jvp = auto_linear
 
@@ -463,11 +467,12 @@ def sum(tensor, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch's na
     if dim is None:
         if keepdim:  # (torch's sum.dim_IntList with no dim: every dim, kept as size 1)
             return SumDim.apply(tensor, dim=tuple(range(tensor.ndim)), keepdim=True,
-                                 dtype=dtype)
+                                 dtype=dtype, whole=True)
         return Sum.apply(tensor, dtype=dtype)
     dims = reduce_dims(dim, tensor.ndim)
     if not dims or tensor.ndim == 0:  # dim=() or []: torch's dim_IntList reduces every dim
-        dims = tuple(range(tensor.ndim))
+        return SumDim.apply(tensor, dim=tuple(range(tensor.ndim)), keepdim=keepdim,
+                            dtype=dtype, whole=True)
     return SumDim.apply(tensor, dim=dims, keepdim=keepdim, dtype=dtype)
 
 
@@ -499,9 +504,10 @@ def mean(tensor, dim=None, keepdim=False, dtype=None):
     if dim is None:
         if keepdim:  # (torch's mean.dim_IntList with no dim: every dim, kept as size 1)
             return MeanDim.apply(tensor, dim=tuple(range(tensor.ndim)), keepdim=True,
-                                 dtype=dtype)
+                                 dtype=dtype, whole=True)
         return Mean.apply(tensor, dtype=dtype)
     dims = reduce_dims(dim, tensor.ndim)
     if not dims or tensor.ndim == 0:  # dim=() or []: torch's dim_IntList reduces every dim
-        dims = tuple(range(tensor.ndim))
+        return MeanDim.apply(tensor, dim=tuple(range(tensor.ndim)), keepdim=keepdim,
+                            dtype=dtype, whole=True)
     return MeanDim.apply(tensor, dim=dims, keepdim=keepdim, dtype=dtype)

@@ -99,7 +99,12 @@ def select_backward(grad: Tensor, dim: int, indices: np.ndarray, shape: tuple,
         # a kernel: leafgrad.compile sees the view of the kept indices (Note: masks as kernels
         # in activation.py)
         indices = array_kernel(np.expand_dims, indices, dim)
-    return Scatter.apply(grad.new_zeros(shape), grad, dim=dim, index=indices)
+    result = Scatter.apply(grad.new_zeros(shape), grad, dim=dim, index=indices)
+    # torch's zeros(...).scatter_(...) leaves the gradient at _version 2 (its scatter_ with a
+    # tensor source counts twice), as measured on max/sort/topk/kthvalue/median/cummax
+    result._bump_version()
+    result._bump_version()
+    return result
 
 
 class MultiOutput(Op):
@@ -123,7 +128,9 @@ def evenly_distribute(grad: Tensor, self: Tensor, value: Tensor) -> Tensor:
     from .registry import zeros_of
 
     zeros = _wrap(array_kernel(zeros_of, grad._data, shape=self._data.shape))
-    return MaskedFillTensor.apply(zeros, grad / _wrap(count), mask=ties)
+    result = MaskedFillTensor.apply(zeros, grad / _wrap(count), mask=ties)
+    result._bump_version()  # (the masked_fill_ into the zeros: _version 1, as torch's)
+    return result
 
 
 def _not_ties(data: np.ndarray, result: np.ndarray) -> np.ndarray:
@@ -357,7 +364,7 @@ class Nansum(Op):
     torch_names = ("nansum", "nanmean")
 
     @staticmethod
-    def forward(ctx, a, dim, keepdim=False, dtype=None):
+    def forward(ctx, a, dim, keepdim=False, dtype=None, whole=False):
         full = len(dim) == a.ndim
         if dtype is not None and a.dtype.kind == "f" and dtype.np in _FLOAT_ACCUMULATORS:
             # torch's kernel loads the input in the result's dtype and sums there, in the
@@ -386,7 +393,8 @@ class Nansum(Op):
         if grad._data.dtype != a._data.dtype:  # torch: nansum_backward(grad.to(self's dtype),
             grad = grad.to(a.dtype)  # ...): the cast comes first (ToCopyBackward0 below)
         dims = all_dims(self._params["dim"], a.ndim)
-        expanded = _expand_back(grad, a.shape, dims, self._params["keepdim"])
+        expanded = _expand_back(grad, a.shape, dims, self._params["keepdim"],
+                                self._params.get("whole", False))
         return expanded * constant(~np.isnan(a._data), grad)
 
     def jvp(self, tangents, primals, result):
@@ -403,8 +411,10 @@ def nansum(tensor, dim=None, keepdim=False, dtype=None):
     if dtype is not None and dtype.is_complex and not tensor.is_complex():
         raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{dtype._legacy}'")
     dims = dims_of(dim, tensor.ndim)
-    return Nansum.apply(tensor, dim=dims or all_dims(None, tensor.ndim), keepdim=keepdim,
-                        dtype=dtype)
+    if not dims:  # None, () or []: every dim (torch's gradient is then expanded as it is)
+        return Nansum.apply(tensor, dim=all_dims(None, tensor.ndim), keepdim=keepdim,
+                            dtype=dtype, whole=True)
+    return Nansum.apply(tensor, dim=dims, keepdim=keepdim, dtype=dtype)
 
 
 def nanmean(tensor, dim=None, keepdim=False, dtype=None):
@@ -420,8 +430,9 @@ def nanmean(tensor, dim=None, keepdim=False, dtype=None):
         )
     if dtype is not None:
         _mean_check(data, dtype, "nanmean")
-    dims = dims_of(dim, tensor.ndim) or all_dims(None, tensor.ndim)
-    count = np.sum(~np.isnan(data), axis=dims, keepdims=keepdim, dtype=np.int64)
+    dims = dims_of(dim, tensor.ndim)
+    count = np.sum(~np.isnan(data), axis=dims or all_dims(None, tensor.ndim),
+                   keepdims=keepdim, dtype=np.int64)
     return Div.apply(nansum(tensor, dims, keepdim, dtype), _wrap(np.asarray(count)))
 
 

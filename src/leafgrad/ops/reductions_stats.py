@@ -18,6 +18,7 @@ from .reductions import MultiOutput, all_dims, constant, dims_of, unsqueeze_dims
 from . import _batching_rules as batch
 from ._float_kernels import magnitude
 from .registry import Op, register
+from ..tensor import _wrap
 from ._masks import zero_mask
 from . import _inference_writes as _writes
 
@@ -163,14 +164,25 @@ def _std_of(a: np.ndarray, dim, correction, keepdim: bool) -> tuple:
     return np.sqrt(variance), mean
 
 
-def _var_backward(grad, a, dim, correction, keepdim: bool):
-    """torch's var_backward: 2 / (n - correction) * grad * (a - mean)."""
+def _var_backward(grad, a, dim, correction, keepdim: bool, empty: bool = False):
+    """torch's var_backward: 2 / (n - correction) * grad * (a - mean).
+
+    ``empty``: dim=() or [] was given. torch's forward reduces every dim then, but its backward
+    takes the list as given: n is the size of no dims, 1 (so 2 / (1 - 1) = inf by default),
+    and the mean is a.mean((), keepdim=True)."""
+    if empty and a.ndim:
+        dof = 1 - correction
+        factor = 2.0 / dof if dof != 0 else math.inf
+        return _scale(grad, factor) * (a - a.mean((), keepdim=True))
     if a.ndim == 0 or dim is None:
         dof = a.numel() - correction
         if dof <= 0:
             # 2 / 0 is inf; times (a - mean) it is nan where a == mean, inf elsewhere.
+            # (torch's where of two Python numbers is in the default dtype: times a 0-d
+            # float64 grad that stays float32, and the engine casts it back, ToCopyBackward0)
             data = a._data
-            return grad * constant(np.where(data == data.mean(), np.nan, np.inf), grad)
+            spread = np.where(data == data.mean(), np.nan, np.inf)
+            return grad * _wrap(spread.astype(_dtype.get_default_dtype().np))
         return _scale(grad, 2.0 / dof) * (a - a.mean())
     if not keepdim and a.ndim > 1:  # (torch unsqueezes only then; a 0-d grad broadcasts)
         grad = unsqueeze_dims(grad, dim)
@@ -202,7 +214,8 @@ def _mean_backward(grad, shape: tuple, dim, keepdim: bool):
     count = math.prod(shape[d] for d in dims)
     from .loss import DivScalar  # (mean_backward's tensor / numel: div.Scalar, DivBackward1)
 
-    return DivScalar.apply(_expand_back(grad, shape, dims, keepdim), other=count)
+    # (no dims named, None or (): torch's sum_backward expands the gradient as it is)
+    return DivScalar.apply(_expand_back(grad, shape, dims, keepdim, dim is None), other=count)
 
 
 @register
@@ -215,13 +228,14 @@ class Var(Op):
     torch_names = ("var",)
 
     @staticmethod
-    def forward(ctx, a, dim, correction, keepdim=False):
+    def forward(ctx, a, dim, correction, keepdim=False, empty=False):
         spread = _all_reduce_spread(a, dim, correction, keepdim, False)
         return _moments(a, dim, correction, keepdim)[0] if spread is None else spread
 
     def backward(self, grad):
         p = self._params
-        return _var_backward(grad, self.saved("self"), p["dim"], p["correction"], p["keepdim"])
+        return _var_backward(grad, self.saved("self"), p["dim"], p["correction"], p["keepdim"],
+                             p.get("empty", False))
 
     def jvp(self, tangents, primals, result):
         # torch: var_backward(self_t, self_p, dim, correction, keepdim=True).sum(dim, keepdim)
@@ -238,7 +252,7 @@ class Std(Op):
     torch_names = ("std",)
 
     @staticmethod
-    def forward(ctx, a, dim, correction, keepdim=False):
+    def forward(ctx, a, dim, correction, keepdim=False, empty=False):
         spread = _all_reduce_spread(a, dim, correction, keepdim, True)
         return _std_of(a, dim, correction, keepdim)[0] if spread is None else spread
 
@@ -246,7 +260,7 @@ class Std(Op):
         p = self._params
         grad_var = _std_grad_to_var_grad(grad, self.saved("result"))
         return _var_backward(grad_var, self.saved("self"), p["dim"], p["correction"],
-                             p["keepdim"])
+                             p["keepdim"], p.get("empty", False))
 
     def jvp(self, tangents, primals, result):
         # torch: (var_jvp / (2 * result)).masked_fill_(result == 0, 0)
@@ -260,7 +274,7 @@ class _Moments(MultiOutput):
     with_std = False
 
     @staticmethod
-    def forward(ctx, a, dim, correction, keepdim=False):
+    def forward(ctx, a, dim, correction, keepdim=False, empty=False):
         return _moments(a, dim, correction, keepdim)
 
     @classmethod
@@ -282,7 +296,7 @@ class _Moments(MultiOutput):
             if self.with_std:
                 grad_spread = _std_grad_to_var_grad(grad_spread, self.saved("result0"))
             result = _var_backward(grad_spread, self.saved("self"), p["dim"], p["correction"],
-                                   p["keepdim"])
+                                   p["keepdim"], p.get("empty", False))
         if grad_mean is not None:
             part = _mean_backward(grad_mean, self.input_shape(), p["dim"], p["keepdim"])
             result = part if result is None else result + part
@@ -314,7 +328,7 @@ class StdMean(_Moments):
     with_std = True
 
     @staticmethod
-    def forward(ctx, a, dim, correction, keepdim=False):
+    def forward(ctx, a, dim, correction, keepdim=False, empty=False):
         return _std_of(a, dim, correction, keepdim)
 
 
@@ -361,7 +375,10 @@ def _spread_args(name: str, tensor, dim, unbiased, keepdim, correction) -> dict:
             _warn.warn(
                 f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
                 "than the reduction factor (input numel divided by output numel).")
-    return {"dim": dims, "correction": correction, "keepdim": keepdim}
+    args = {"dim": dims, "correction": correction, "keepdim": keepdim}
+    if dims is None and dim is not None and tensor.ndim:
+        args["empty"] = True  # (dim=() or []: see _var_backward)
+    return args
 
 
 def var(tensor, dim=None, unbiased=_UNBIASED, keepdim=False, *, correction=None):

@@ -629,6 +629,14 @@ class Op(Node):
             # tensor requiring grad records with no edge, and saves nothing): torch's node
             # computes nothing (the backward read a saved input: KeyError, seed 31118)
             return (None,) * len(edges)
+        if _grad_state.grad_enabled and not _grad_state.cpp_formula and not (
+                _dual_state.active or _vmap_state.active or _capture.active):
+            # create_graph records the formula: Note: C++ operators in backward formulas
+            _grad_state.cpp_formula = True
+            try:
+                return self._apply(grads)
+            finally:
+                _grad_state.cpp_formula = False
         if self.index_saves or self.multi_output:  # Note: saved index tensors
             self._unpack_index()
             if self.index_saves and _grad_state.grad_enabled and self._saved:

@@ -652,8 +652,12 @@ def repeat_interleave(tensor, repeats, dim=None, output_size=None):
 
     Tensor = type(tensor)
     if dim is None:
-        tensor = reshape(tensor, (-1,))
+        # torch's self.flatten(): a 1-d tensor as it is (no ViewBackward0 below the
+        # index_select: generated-program seed 20001600)
+        tensor = tensor.flatten()
         dim = 0
+    if isinstance(repeats, Tensor) and tensor.ndim == 0:  # (torch asks its size at the dim
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")  # given)
     dim = _wrap_dim(dim, tensor.ndim)
     if tensor.ndim == 0:  # (torch unsqueezes at dim + 1 first: its range error)
         unsqueeze(tensor, dim + 1)

@@ -446,6 +446,7 @@ class AddScalarFormula(Op):
     ``special.ndtr`` is ``(1 + erf(x / sqrt 2)) / 2`` there."""
 
     node = "AddBackward1"
+    complex_ok = True
     vmap = batch.elementwise
     torch_names = ("special.ndtr",)
 
