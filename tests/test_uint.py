@@ -377,6 +377,8 @@ def _normalise(outcome):
 _MIXED = ("a uint tensor with an operand of another dtype: torch checks that the dtypes "
           "agree (its own message) before it dispatches; leafgrad reports the uint kernel or "
           "promotion error")
+_UINT_STD = ("normal(mean, std) with a uint std: torch checks std >= 0 first (its min_all, not "
+             "implemented for uint) and names that; leafgrad names the sampling kernel")
 KNOWN_DIFFERENCES = {
     "Addmv": _MIXED,
     "Baddbmm": _MIXED,
@@ -400,6 +402,8 @@ KNOWN_DIFFERENCES = {
     "LinalgSolveTriangular": _MIXED,
     "Mv": _MIXED,
     "Vdot": _MIXED,
+    "NormalFloatTensor": _UINT_STD,
+    "NormalTensorTensor": _UINT_STD,
 }
 
 _MIXES = ("uint16", "uint32", "uint64", "uint16+int64", "uint16+float32")

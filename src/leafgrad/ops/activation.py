@@ -595,6 +595,15 @@ class Softplus(Op):
                                       beta=beta, threshold=threshold))
         if records_double_backward():
             return SoftplusBackward.record(grad, x, beta=beta, threshold=threshold)
+        from .._compile.state import state as capture
+
+        if capture.active and x._data.dtype.char in "fd":
+            # a create_graph backward under leafgrad.compile: eager code computes this value
+            # with torch's kernel (SoftplusBackward.forward), the composite below rounds
+            # otherwise; the call runs eagerly rather than replay other bits
+            capture.tracer.broke("softplus's backward under create_graph (torch's kernel's "
+                                 "value with a recorded graph)")
+            return SoftplusBackward.record(grad, x, beta=beta, threshold=threshold)
         return SoftplusBackward.formula(grad, x, beta, threshold)[0]
 
     jvp = auto_element_wise

@@ -365,6 +365,12 @@ class _Rewriter(ast.NodeTransformer):
                             and self.evaluator.params is not None):
                         return self.visit(node.args[1])  # not set on this node: the default
                     return value
+            if func.attr == "apply" and isinstance(owner, ast.Name) \
+                    and owner.id in _OPERATOR_OPS and len(node.args) == 2 and not node.keywords:
+                # Mul.apply(a, b) (a formula spelling the op out: Note: C++ operators in
+                # backward formulas) reads as the operator it is
+                return self.visit(ast.BinOp(node.args[0], _OPERATOR_OPS[owner.id](),
+                                            node.args[1]))
             if func.attr == "apply" and isinstance(owner, ast.Name):
                 node.func = ast.Name(_snake(owner.id), ast.Load())
             elif func.attr == "apply" and _is_self_attr(owner, owner.attr if isinstance(
@@ -374,6 +380,9 @@ class _Rewriter(ast.NodeTransformer):
             return self.visit(node.args[0])  # wrapping an array as a Tensor changes no value
         node.keywords = [k for k in node.keywords if k.arg is not None]  # drop **params
         return self.generic_visit(node)
+
+
+_OPERATOR_OPS = {"Mul": ast.Mult, "Add": ast.Add, "Sub": ast.Sub, "Div": ast.Div}
 
 
 def _fold(expression, evaluator: _Evaluator):
