@@ -7,9 +7,12 @@ line, warnings) must be identical."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import warnings
+
+import numpy as np
 
 import leafgrad
 
@@ -26,6 +29,7 @@ with warnings.catch_warnings():
 
 
 def _normal(text: str) -> str:
+    text = re.sub(r" \(Triggered internally at .*\)$", "", text)  # (torch's C++ warnings)
     return re.sub(r" at 0x[0-9a-f]+", " at 0x", text.replace("leafgrad", "torch"))
 
 
@@ -127,5 +131,123 @@ def test_construct_standard_basis_for_as_torch_tests_call_it():
                  (_values(lib, 0), _values(lib, 2, dtype=lib.float64))]
         for case in cases:
             see(lambda: F._construct_standard_basis_for(case, tuple(t.numel() for t in case)))
+
+    _same(program)
+
+
+# --- test_shape_ops.py -------------------------------------------------------------------------
+
+def test_int_list_arguments_are_parsed_as_torch_parser_reads_them():
+    # flip, movedim/moveaxis, rot90 and roll take int lists (torch's int[]): torch matches a
+    # list by its first item only and reads the others after choosing the overload ("failed to
+    # unpack the object at pos 2"), refuses a lone int where the list has no size (flip's dims,
+    # rot90's), a tensor of several elements, and mixes of an int and a list (movedim's two
+    # overloads). leafgrad flipped with flip(x, 0) and 1-d tensors, moved dims with tuples of
+    # floats, (0, (1,)) and tensors, and failed with Python's or NumPy's own errors; moveaxis
+    # called itself movedim.
+    def program(lib, see):
+        x = lib.arange(8.).view(2, 2, 2)
+        lists = [0, 1.0, True, None, "a", (), [1], (0, 1), [0, -1], (0, 0.5), (0.5, 0),
+                 (0, True), (True, 0), (0, None), (0, lib.tensor(1)), (0, lib.tensor(1.)),
+                 (lib.tensor([1]), 0), (0, np.int64(1)), (0, np.float64(1)), (np.float64(1),),
+                 lib.tensor(1), lib.tensor([0, 1]), np.array([0, 1]), np.int64(1)]
+        for value in lists:
+            see(lambda: lib.flip(x, value))
+            see(lambda: lib.flip(x, dims=value))
+            see(lambda: x.flip(value))
+            see(lambda: x.flip(dims=value))
+            see(lambda: lib.rot90(x, 1, value))
+            see(lambda: x.rot90(1, dims=value))
+            see(lambda: lib.roll(x, value, (0, 1) if isinstance(value, tuple) and
+                                 len(value) == 2 else 0))
+            see(lambda: x.roll(1, value))
+            for other in (0, (1,), (1, 0)):
+                for function in (lib.movedim, lib.moveaxis, lib.Tensor.movedim,
+                                 lib.Tensor.moveaxis):
+                    see(lambda: function(x, value, other))
+                    see(lambda: function(x, other, value))
+                    see(lambda: function(x, source=value, destination=other))
+        for args in [(0, 0.5), (0.5, 0), (0, 1, 1), (), (0, 1, 2, 3), (None,)]:
+            see(lambda: x.flip(*args))
+        see(lambda: x.flip(0, dims=(1,)))
+        see(lambda: x.movedim(0))
+        see(lambda: x.moveaxis(0, 1, 2))
+        see(lambda: lib.moveaxis(x, 0, 1, 2))
+
+    _same(program)
+
+
+def test_nonzero_out_takes_torch_layout_and_refuses_as_tuple():
+    # torch's CPU nonzero gives an out it resized the column-major strides (1, N) of its own
+    # result, also along dims of size 1 or 0 (leafgrad's were row-major there: (1, 1) for a
+    # (9, 1) result, (2, 1) for (0, 2)); an out of the right shape keeps its strides. out= with
+    # as_tuple=True is torch's RuntimeError (leafgrad: AttributeError of a tuple), and as_tuple
+    # must be a bool (leafgrad took 1 and None).
+    def program(lib, see):
+        for dtype, shape in itertools.product(
+                (lib.float32, lib.int64, lib.bool), [(12,), (12, 1), (1, 12), (3, 2, 2), (), (0, 3),
+                                                     (3, 0)]):
+            count = math.prod(shape)
+            tensor = (lib.arange(count) % 3).reshape(shape).to(dtype) if shape else \
+                lib.tensor(1, dtype=dtype)
+            for out in (lib.empty([], dtype=lib.long), lib.empty(0, dtype=lib.long),
+                        lib.empty(30, dtype=lib.long), lib.empty(4, 8, dtype=lib.long)[:, ::2],
+                        lib.empty_like(lib.nonzero(tensor)),
+                        lib.empty_like(lib.nonzero(tensor).t().contiguous()).t()):
+                see(lambda: (lib.nonzero(tensor, out=out), out, out.stride()))
+            see(lambda: lib.nonzero(tensor, out=lib.empty(0)))
+            for as_tuple in (True, False, 1, None):
+                see(lambda: lib.nonzero(tensor, as_tuple=as_tuple))
+                see(lambda: tensor.nonzero(as_tuple=as_tuple))
+                see(lambda: lib.nonzero(tensor, as_tuple=as_tuple, out=lib.empty(0)))
+                see(lambda: lib.nonzero(tensor, as_tuple=as_tuple,
+                                        out=lib.empty(0, dtype=lib.long)))
+
+    _same(program)
+
+
+def test_clamp_out_dtype_rule_follows_the_overload_torch_chooses():
+    # clamp with tensor bounds only (and clamp_min/clamp_max with a tensor bound, 0-d too) is
+    # torch's Tensor overload, TensorIterator's: it casts into any out dtype the result casts
+    # to safely ("result type Float can't be cast to the desired output type Long" otherwise);
+    # number bounds (or a number with a tensor) take the Scalar overload, which needs out's
+    # dtype exactly. leafgrad applied the Scalar rule to all ("Found dtype Double but expected
+    # Long" for clamp(long, max=tensor(4), out=double)).
+    def program(lib, see):
+        bounds = (None, -10, 2.5, lib.tensor(-3), lib.tensor(1.5), lib.tensor([1.] * 6))
+        for dtype in (lib.int64, lib.float32, lib.uint8):
+            x = (lib.arange(-3, 3) * 3).to(dtype)
+            for out_dtype in (lib.int64, lib.float64, lib.float32, lib.int32, lib.bool):
+                for low, high in itertools.product(bounds, bounds[:5]):
+                    for function in (lib.clamp, lib.clip):
+                        see(lambda: function(x, low, high, out=lib.empty(0, dtype=out_dtype)))
+                    see(lambda: lib.clamp(x, min=low, max=high,
+                                          out=lib.empty(0, dtype=out_dtype)))
+                for bound in bounds[1:]:
+                    for function in (lib.clamp_min, lib.clamp_max):
+                        see(lambda: function(x, bound, out=lib.empty(0, dtype=out_dtype)))
+                    see(lambda: lib.clamp_min(x, min=bound, out=lib.empty(0, dtype=out_dtype)))
+                    see(lambda: lib.clamp_max(x, max=bound, out=lib.empty(0, dtype=out_dtype)))
+
+    _same(program)
+
+
+# --- test_sort_and_select.py -------------------------------------------------------------------
+
+def test_unique_consecutive_with_dim_keeps_the_moved_back_layout():
+    # unique_consecutive(dim=d) builds the kept slices with d first and moves d back, as
+    # unique(dim=d) does: its values have that layout (strides (1, 3) for a (3, 3) result of
+    # dim=1; leafgrad made them row-major).
+    def program(lib, see):
+        for dtype in (lib.float32, lib.int64, lib.bool):
+            for shape in [(3, 4), (2, 3, 4), (4, 1, 2), (2, 0), (0, 3), (0,), (5,)]:
+                count = math.prod(shape)
+                x = (lib.arange(count) % 3).reshape(shape).to(dtype)
+                for dim in range(-len(shape), len(shape)):
+                    see(lambda: lib.unique_consecutive(x, dim=dim, return_inverse=True,
+                                                       return_counts=True))
+                    see(lambda: x.unique_consecutive(dim=dim))
+                    see(lambda: lib.unique_consecutive(x.transpose(0, -1), dim=dim))
+                    see(lambda: lib.unique(x, dim=dim))
 
     _same(program)
