@@ -232,6 +232,36 @@ def test_clamp_out_dtype_rule_follows_the_overload_torch_chooses():
     _same(program)
 
 
+def test_size_and_dim_lists_refuse_floats_as_torch_parser():
+    # view/reshape/expand/permute/repeat/tile/sum_to_size read their size lists with int(),
+    # which truncates: x.reshape(2, 4.5) was a (2, 4) view, x.permute(0, 1.5, 2) a permutation;
+    # torch's parser refuses a float after a first int ("failed to unpack the object at pos 2")
+    # and gives its own errors for a float first and for tensors of several elements.
+    def program(lib, see):
+        x = lib.arange(8.).view(2, 2, 2)
+        for sizes in [(2, 4.0), (2.0, 4), (2, True, 4), (2, lib.tensor(4)), (2, lib.tensor(4.)),
+                      (np.int64(2), 4), (2, np.float64(4)), (2, None), (lib.tensor([2, 4]),),
+                      (np.array([2, 4]),), ((2, 4.5),), ([2, 4],), ((np.int64(2), 4),)]:
+            see(lambda: x.view(*sizes))
+            see(lambda: x.reshape(*sizes))
+            see(lambda: lib.reshape(x, sizes[0] if len(sizes) == 1 else sizes))
+            see(lambda: x.flatten().expand(3, *sizes) if len(sizes) > 1 else x.expand(*sizes))
+            see(lambda: x.repeat(1, *sizes))
+            see(lambda: x.tile(*sizes))
+            see(lambda: lib.tile(x, sizes))
+            see(lambda: x.sum_to_size(*sizes))
+        for dims in [(0, 1.5, 2), (0.5, 1, 2), (0, True, 2), (0, 1, lib.tensor(2)),
+                     (0, 1, lib.tensor(2.)), ((0, 1.5, 2),), ((2, 0, 1),), (lib.tensor([0, 1, 2]),)]:
+            see(lambda: x.permute(*dims))
+            see(lambda: lib.permute(x, dims[0] if len(dims) == 1 else dims))
+        see(lambda: x.view(size=(2, 4.0)))
+        see(lambda: x.reshape(shape=(2, 4.0)))
+        see(lambda: x.permute(dims=(0, 1.5, 2)))
+        see(lambda: x.repeat(repeats=(1, 2.0, 1)))
+
+    _same(program)
+
+
 # --- test_sort_and_select.py -------------------------------------------------------------------
 
 def test_unique_consecutive_with_dim_keeps_the_moved_back_layout():

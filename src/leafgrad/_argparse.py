@@ -386,6 +386,9 @@ SIGNATURES.update({  # nn.functional's C functions (nn/_functional_*.py)
                              "bool count_include_pad=True)"),
 })
 SIGNATURES["flip"] = _overloads("flip(Tensor input, int[] dims)")  # _functions_shape.py
+SIGNATURES["tile"] = _overloads("tile(Tensor input, int[] dims)")
+SIGNATURES["reshape"] = _overloads("reshape(Tensor input, int[] shape)")  # _functions.py
+SIGNATURES["permute"] = _overloads("permute(Tensor input, int[] dims)")
 SIGNATURES["rot90"] = _overloads("rot90(Tensor input, int k=1, int[] dims=[0,1])")
 SIGNATURES["Tensor.rot90"] = _overloads("rot90(int k=1, int[] dims=[0,1])")
 for _name in ("movedim", "moveaxis"):  # _functions_shape.py, methods/shape.py

@@ -55,7 +55,10 @@ def as_strided(input, size, stride, storage_offset=None):
     return _ops.as_strided_public(input, size, stride, storage_offset)
 
 
+@_argparse.parsed("tile")
 def tile(input, dims):
+    if not _argparse.plain_ints(dims):
+        dims = _argparse.int_list("tile", "dims", dims, 2, sized=False)
     return _ops.tile(input, tuple(dims))
 
 

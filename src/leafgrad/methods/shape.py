@@ -58,20 +58,23 @@ class ShapeMethods:
     def as_strided(self, size, stride, storage_offset=None):
         return _ops.as_strided_public(self, size, stride, storage_offset)
 
-    def repeat(self, *args, repeats=None):
-        if repeats is not None:  # (torch's keyword form: repeat(repeats=(2, 1)))
-            args = _argparse.varargs_keyword(args, repeats, "repeat", "repeats")
-        repeats = args
-        if len(repeats) == 1 and isinstance(repeats[0], (tuple, list)):
-            repeats = tuple(repeats[0])
+    def repeat(self, *args, repeats=_argparse.NOT_GIVEN):
+        if repeats is _argparse.NOT_GIVEN and args and all(a.__class__ is int for a in args):
+            repeats = args
+        elif repeats is _argparse.NOT_GIVEN and len(args) == 1 and \
+                _argparse.plain_ints(args[0]):
+            repeats = tuple(args[0])
+        else:  # (torch's keyword form too: repeat(repeats=(2, 1)))
+            repeats = _argparse.varargs_int_list("repeat", "repeats", args, repeats)
         return _ops.repeat(self, repeats)
 
-    def tile(self, *args, dims=None):
-        if dims is not None:
-            args = _argparse.varargs_keyword(args, dims, "tile", "dims")
-        dims = args
-        if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
-            dims = tuple(dims[0])
+    def tile(self, *args, dims=_argparse.NOT_GIVEN):
+        if dims is _argparse.NOT_GIVEN and args and all(a.__class__ is int for a in args):
+            dims = args
+        elif dims is _argparse.NOT_GIVEN and len(args) == 1 and _argparse.plain_ints(args[0]):
+            dims = tuple(args[0])
+        else:
+            dims = _argparse.varargs_int_list("tile", "dims", args, dims)
         return _ops.tile(self, dims)
 
     def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
