@@ -122,6 +122,39 @@ def _is_int_list(value) -> bool:
     return isinstance(value, (tuple, list)) and all(is_int_item(v) for v in value)
 
 
+# Note: int lists as torch's parser reads them
+# An ``int[]`` parameter (flip's dims, movedim's source) matches a tuple or list whose first
+# element is an int (torch's is_int_or_symint_list looks at that one only), and a lone int only
+# when the list has a size (``int[1]``: roll's dims, sum's dim). The other elements are read
+# after the overload is chosen, and one that is not an int (bools and one-element integer
+# tensors are) is "failed to unpack the object at pos N" (N counted from 1). Signatures spell
+# these parameters ``int[]`` and ``int[1]``; messages say "tuple of ints".
+def _first_is_int(value) -> bool:
+    """Whether a tuple or list matches an int-list parameter: empty, or its first item an int
+    (Python or NumPy integer, one-element integer tensor)."""
+    return isinstance(value, (tuple, list)) and (not value or _is_int(value[0], symint=True))
+
+
+def _unpacks_as_int(item) -> bool:
+    """Whether torch's int-list unpacking takes ``item`` (bools too, and one-element bool
+    tensors: ``is_int_item``)."""
+    return isinstance(item, (int, np.integer)) or is_int_item(item)
+
+
+def _unpack_error(function: str, name: str, value) -> TypeError | None:
+    """torch's error for the first item of the list ``value`` it cannot read as an int."""
+    for index, item in enumerate(value):
+        if not _unpacks_as_int(item):
+            return TypeError(f"{function}(): argument '{name}' failed to unpack the object at "
+                             f"pos {index + 1} with error \"type must be tuple of ints,but got "
+                             f"{typename(item)}\"")
+    return None
+
+
+def _as_int(value) -> int:
+    return int(value.item()) if _is_tensor(value) else int(value)
+
+
 def _is_dtype(value) -> bool:
     from ._dtype import dtype
 
@@ -141,6 +174,8 @@ _ACCEPTS = {
     "str": lambda v: isinstance(v, str),
     "str~": lambda v: v is None or isinstance(v, str),  # (required, None allowed: str?)
     "tuple of ints": _is_int_list,
+    "int[]": _first_is_int,  # (Note: int lists as torch's parser reads them)
+    "int[1]": lambda v: _is_int(v, symint=True) or _first_is_int(v),
     "float[]": lambda v: isinstance(v, (list, tuple)) and all(
         isinstance(x, (float, int, np.floating, np.integer)) for x in v),
     "torch.dtype": _is_dtype,
@@ -151,6 +186,9 @@ _ACCEPTS = {
     "torch.memory_format": lambda v: type(v).__name__ == "memory_format",
     "PyObject*": lambda v: True,
 }
+
+
+_SPELLED = {"int[]": "tuple of ints", "int[1]": "tuple of ints"}
 
 
 class _Param:
@@ -171,7 +209,7 @@ class _Param:
         return _ACCEPTS[self.type](value)
 
     def __str__(self) -> str:
-        kind = self.type.rstrip("~") + ("?" if self.optional else "")
+        kind = _SPELLED.get(self.type, self.type).rstrip("~") + ("?" if self.optional else "")
         text = f"{kind} {self.name}"
         return f"{text} = {self.default}" if self.default is not None else text
 
@@ -274,6 +312,9 @@ SIGNATURES: dict[str, tuple[Signature, ...]] = {
     "clamp": _overloads(
         "clamp(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None)",
         "clamp(Tensor input, Number? min=None, Number? max=None, *, Tensor? out=None)"),
+    "clip": _overloads(
+        "clip(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor? out=None)",
+        "clip(Tensor input, Number? min=None, Number? max=None, *, Tensor? out=None)"),
     "Tensor.clamp": _overloads("clamp(Tensor? min=None, Tensor? max=None)",
                                "clamp(Number? min=None, Number? max=None)"),
     "Tensor.clamp_": _overloads("clamp_(Tensor? min=None, Tensor? max=None)",
@@ -367,6 +408,17 @@ SIGNATURES["pdist"] = _overloads("pdist(Tensor input, float p=2)")  # ops/distan
 SIGNATURES["kthvalue"] = _overloads(  # _functions_reductions.py
     "kthvalue(Tensor input, int k, int dim=-1, bool keepdim=False, *, Tensor? out=None)")
 SIGNATURES["Tensor.kthvalue"] = _overloads("kthvalue(int k, int dim=-1, bool keepdim=False)")
+SIGNATURES["flip"] = _overloads("flip(Tensor input, int[] dims)")  # _functions_shape.py
+SIGNATURES["tile"] = _overloads("tile(Tensor input, int[] dims)")
+SIGNATURES["reshape"] = _overloads("reshape(Tensor input, int[] shape)")  # _functions.py
+SIGNATURES["permute"] = _overloads("permute(Tensor input, int[] dims)")
+SIGNATURES["rot90"] = _overloads("rot90(Tensor input, int k=1, int[] dims=[0,1])")
+SIGNATURES["Tensor.rot90"] = _overloads("rot90(int k=1, int[] dims=[0,1])")
+for _name in ("movedim", "moveaxis"):  # _functions_shape.py, methods/shape.py
+    SIGNATURES[_name] = _overloads(f"{_name}(Tensor input, int[] source, int[] destination)",
+                                   f"{_name}(Tensor input, int source, int destination)")
+    SIGNATURES["Tensor." + _name] = _overloads(f"{_name}(int[] source, int[] destination)",
+                                               f"{_name}(int source, int destination)")
 SIGNATURES["mode"] = _overloads(
     "mode(Tensor input, int dim=-1, bool keepdim=False, *, Tensor? out=None)")
 SIGNATURES["Tensor.mode"] = _overloads("mode(int dim=-1, bool keepdim=False)")
@@ -579,7 +631,7 @@ def error(name: str, args: tuple, kwargs: dict | None = None) -> TypeError | Non
     for signature in overloads:
         misfit = signature.bind(args, kwargs)
         if misfit is None:
-            return None
+            return _unpacked(signature, args, kwargs)
         misfits.append(misfit)
     function = overloads[0].name
     # torch names the failing argument when only one overload is "plausible": the count of
@@ -600,7 +652,11 @@ def error(name: str, args: tuple, kwargs: dict | None = None) -> TypeError | Non
     if kind == "type":
         param, value, position = details
         where = f" (position {position})" if position is not None else ""
-        expected = param.type.rstrip("~")
+        expected = _SPELLED.get(param.type, param.type).rstrip("~")
+        if param.type in _SPELLED and isinstance(value, (tuple, list)) and where:
+            # (its first item; given by keyword, torch names the sequence's type instead)
+            return TypeError(f"{function}(): argument '{param.name}'{where} must be {expected}, "
+                             f"but found element of type {typename(value[0])} at pos 0")
         if expected == "tuple of ints" and isinstance(value, (tuple, list)) \
                 and param.name in ("size", "stride"):  # SymInt[] parameters name the element
             position_in = next(i for i, item in enumerate(value) if not _is_int(item))
@@ -627,6 +683,23 @@ def error(name: str, args: tuple, kwargs: dict | None = None) -> TypeError | Non
     plural = "argument" if count == 1 else "arguments"
     verb = "was" if details == 1 else "were"  # torch: "takes 0 positional arguments but 1 was given"
     return TypeError(f"{function}() takes {count} positional {plural} but {details} {verb} given")
+
+
+def _unpacked(signature: Signature, args: tuple, kwargs: dict) -> TypeError | None:
+    """After ``signature`` matched a call: the error for an item of one of its int lists that
+    torch cannot read as an int (Note: int lists as torch's parser reads them), or None."""
+    for index, param in enumerate(signature.params):
+        if param.type not in _SPELLED:
+            continue
+        if index < len(args) and not param.keyword_only:
+            value = args[index]
+        else:
+            value = kwargs.get(param.name)
+        if isinstance(value, (tuple, list)):
+            problem = _unpack_error(signature.name, param.name, value)
+            if problem is not None:
+                return problem
+    return None
 
 
 def parsed(name: str, method: bool = False, keywords: tuple = ()):
@@ -1035,23 +1108,29 @@ def factory_flags(function: str, requires_grad=False) -> bool:
     return bool(requires_grad)
 
 
-def int_list(function: str, name: str, value, position: int | None = None) -> tuple:
-    """An ``int[]`` argument (roll's shifts...): an int (NumPy and integer 0-d tensors too), a
-    sequence of them or an integer 1-d tensor, as a tuple of ints; anything else (a bool, a
-    float, an array, None) is torch's "must be tuple of ints" TypeError."""
-    if value.__class__ is int:
+def int_list(function: str, name: str, value, position: int | None = None,
+             sized: bool = True) -> tuple:
+    """An int-list argument as a tuple of Python ints, read as torch's parser reads it (Note:
+    int lists as torch's parser reads them): a tuple or list whose first item is an int and
+    whose others unpack as ints, or, where the list has a size (``sized``: roll's ``int[1]``
+    shifts), a lone int (NumPy integers and one-element integer tensors too). Anything else (a
+    float, a bool, a tensor of several elements, None) is torch's TypeError."""
+    if value.__class__ is int and sized:
         return (value,)
     where = f" (position {position})" if position is not None else ""
-    if is_int_item(value):
-        return (int(value) if not _is_tensor(value) else int(value.item()),)
+    if sized and is_int_item(value):
+        return (_as_int(value),)
     if _is_tensor(value) and value.ndim == 1 and _is_int(value[0] if len(value) else 0):
         return tuple(value.tolist())
     if isinstance(value, (tuple, list)):
-        for index, item in enumerate(value):
-            if not is_int_item(item):
-                raise TypeError(f"{function}(): argument '{name}'{where} must be tuple of ints, "
-                                f"but found element of type {typename(item)} at pos {index}")
-        return tuple(int(item) if not _is_tensor(item) else int(item.item()) for item in value)
+        if not value or is_int_item(value[0]):
+            problem = _unpack_error(function, name, value)
+            if problem is not None:
+                raise problem
+            return tuple(_as_int(item) for item in value)
+        if position is not None:  # (by keyword, torch names the sequence's type instead)
+            raise TypeError(f"{function}(): argument '{name}'{where} must be tuple of ints, "
+                            f"but found element of type {typename(value[0])} at pos 0")
     raise TypeError(f"{function}(): argument '{name}'{where} must be tuple of ints, not "
                     f"{typename(value)}")
 
@@ -1076,6 +1155,40 @@ def pool_options(function: str, kernel_size, stride, padding, dilation, ceil_mod
     padding = int_list(function, "padding", padding, 4)
     dilation = int_list(function, "dilation", dilation, 5)
     return kernel_size, stride, padding, dilation, bool_arg(function, "ceil_mode", ceil_mode, 6)
+
+
+def movedim_dims(function: str, source, destination) -> tuple:
+    """movedim's (moveaxis's) source and destination as torch's two overloads take them: both
+    ints, or both int lists, as Python ints. Anything else raises a TypeError, which the
+    caller's ``parsed`` wrapper replaces by torch's message for the call as given."""
+    if _is_int(source) and _is_int(destination):
+        return _as_int(source), _as_int(destination)
+    return (int_list(function, "source", source, sized=False),
+            int_list(function, "destination", destination, sized=False))
+
+
+def plain_ints(value) -> bool:
+    """A tuple or list of Python ints only: an int list that needs no parsing."""
+    return (value.__class__ is tuple or value.__class__ is list) and \
+        all(item.__class__ is int for item in value)
+
+
+def varargs_int_list(function: str, name: str, args: tuple, keyword) -> tuple:
+    """The int list of a method whose one positional parameter it is (``x.flip(0, 1)``,
+    ``x.flip((0, 1))``, ``x.flip(dims=(0, 1))``; ``keyword`` is NOT_GIVEN when not given):
+    torch reads the positional arguments themselves as the list when the first is an int, the
+    one argument otherwise; its errors as torch's parser gives them."""
+    if keyword is not NOT_GIVEN:
+        if args:
+            raise TypeError(f"{function}() got multiple values for argument '{name}'")
+        return int_list(function, name, keyword, sized=False)
+    if not args:
+        raise TypeError(f'{function}() missing 1 required positional arguments: "{name}"')
+    if _is_int(args[0], symint=True):
+        return int_list(function, name, args, 1, sized=False)
+    if len(args) > 1:
+        raise TypeError(f"{function}() takes 1 positional argument but {len(args)} were given")
+    return int_list(function, name, args[0], 1, sized=False)
 
 
 def int_arg(function: str, name: str, value, position: int | None = None,

@@ -309,7 +309,10 @@ def bmm(input, mat2):
     return _ops.bmm(input, mat2)
 
 
+@_argparse.parsed("reshape")
 def reshape(input, shape):
+    if not _argparse.plain_ints(shape):
+        shape = _argparse.int_list("reshape", "shape", shape, 2, sized=False)
     return input.reshape(shape)
 
 
@@ -335,7 +338,10 @@ def swapdims(input, dim0, dim1):
     return input.transpose(dim0, dim1)
 
 
+@_argparse.parsed("permute")
 def permute(input, dims):
+    if not _argparse.plain_ints(dims):
+        dims = _argparse.int_list("permute", "dims", dims, 2, sized=False)
     return input.permute(dims)
 
 

@@ -223,16 +223,10 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
         if data.ndim == 0:  # (maybe_wrap_dim refuses any dim of a 0-d tensor here)
             raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         dim = _wrap_dim(dim, data.ndim)
-        empties = data.shape.count(0)
-        if data.shape[dim] == 0:  # (unique_dim_cpu_template's checks and empty results)
-            if empties != 1:
-                raise RuntimeError("Number of zero sized dimensions is more than one, so unique "
-                                   "cannot be applied ")
-            empty = np.zeros(0, np.int64)
-            values, inverse, counts = np.empty(data.shape, data.dtype), empty, empty
-        elif empties:
-            raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so "
-                               "unique cannot be applied")
+        if data.shape[dim] == 0:
+            values, inverse, counts = _unique_dim_empty(data, dim)
+        else:
+            _unique_dim_empty(data, dim)
     if dim is not None and data.shape[dim]:
         moved = np.moveaxis(data, dim, 0).reshape(data.shape[dim], -1)
         rows, inverse, counts = np.unique(moved, axis=0, return_inverse=True, return_counts=True)
@@ -249,6 +243,22 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
     if return_counts:
         result.append(_wrap(counts.astype(np.int64)))
     return result[0] if len(result) == 1 else tuple(result)
+
+
+def _unique_dim_empty(data: np.ndarray, dim: int):
+    """unique_dim's (unique_consecutive's with a dim) checks of zero-sized dims, as torch's
+    kernels make them: the empty results when ``dim`` is the one zero-sized dim."""
+    empties = data.shape.count(0)
+    if data.shape[dim] == 0:
+        if empties != 1:
+            raise RuntimeError("Number of zero sized dimensions is more than one, so unique "
+                               "cannot be applied ")
+        empty = np.zeros(0, np.int64)
+        return np.empty(data.shape, data.dtype), empty, empty
+    if empties:
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so "
+                           "unique cannot be applied")
+    return None
 
 
 def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,
@@ -273,16 +283,20 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
         inverse = group.reshape(data.shape)
     else:
         dim = dim + data.ndim if dim < 0 else dim
+        empty = _unique_dim_empty(data, dim)
         moved = np.moveaxis(data, dim, 0)
-        rows = moved.reshape(moved.shape[0], -1)
+        rows = moved.reshape(moved.shape[0], -1) if empty is None else \
+            np.empty((moved.shape[0], 0), data.dtype)
         starts = np.ones(rows.shape[0], dtype=bool)
         starts[1:] = np.any(rows[1:] != rows[:-1], axis=1)
-        values = np.moveaxis(moved[starts], 0, dim)
+        # (the kept slices, contiguous with ``dim`` first, moved back: torch's layout)
+        values = np.moveaxis(moved[starts].copy(order="C"), 0, dim)
         group = np.cumsum(starts) - 1
         inverse = group
     counts = np.diff(np.append(np.flatnonzero(starts), starts.shape[0]))
+    # (with ``dim``, the kept slices are moved back to ``dim``: that layout, as torch's)
     result = [_record_underived("unique_consecutive", "UniqueConsecutiveBackward0", input,
-                                np.ascontiguousarray(values))]
+                                values if dim is not None else np.ascontiguousarray(values))]
     if return_inverse:
         result.append(_wrap(inverse.astype(np.int64)))
     if return_counts:

@@ -119,25 +119,55 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     return input.nan_to_num(nan, posinf, neginf)
 
 
-@takes_out(_found("clamp"))
-def clamp(input, min=None, max=None):  # noqa: A002
-    """Clamp to ``[min, max]``; bounds are both numbers (ClampBackward1) or tensors
-    (ClampBackward0)."""
-    if min.__class__ not in _BOUNDS or max.__class__ not in _BOUNDS:
-        _argparse.check("clamp", _argparse.given(input, min, max))
-    return input.clamp(min, max)
+def _clamp_out(args, kwargs) -> Out:
+    """clamp's out= rule: its Scalar overload needs out's dtype to be the result's; its Tensor
+    overload, which torch's parser tries first and takes when every bound given is a tensor,
+    is TensorIterator's, which casts into any safe out dtype."""
+    bounds = [b for b in list(args[1:3]) + [kwargs.get("min"), kwargs.get("max")]
+              if b is not None]
+    return _CLAMP_TENSOR_OUT if bounds and all(isinstance(b, Tensor) for b in bounds) \
+        else _CLAMP_OUT
 
 
-clip = clamp
+_CLAMP_OUT, _CLAMP_TENSOR_OUT = _found("clamp"), _cast("clamp")
 
 
-@takes_out(_found("clamp_min"))
+def _clamp(name: str):
+    def clamp(input, min=None, max=None):  # noqa: A002
+        """Clamp to ``[min, max]``; bounds are both numbers (ClampBackward1) or tensors
+        (ClampBackward0)."""
+        if min.__class__ not in _BOUNDS or max.__class__ not in _BOUNDS:
+            _argparse.check(name, _argparse.given(input, min, max))
+        return input.clamp(min, max)
+
+    clamp.__name__ = clamp.__qualname__ = name
+    clamp.parsed_name = name  # (takes_out: the parser's error lists out= too, _out.py)
+    return takes_out(_clamp_out)(clamp)
+
+
+clamp = _clamp("clamp")
+clip = _clamp("clip")
+
+
+def _bound_out(name: str):
+    """clamp_min's (clamp_max's) out= rule, as clamp's: a tensor bound takes its Tensor
+    overload, TensorIterator's casting rule; a number, the Scalar one's exact dtype."""
+    scalar, tensor = _found(name), _cast(name)
+
+    def choose(args, kwargs):
+        bound = args[1] if len(args) > 1 else kwargs.get(name[-3:])
+        return tensor if isinstance(bound, Tensor) else scalar
+
+    return choose
+
+
+@takes_out(_bound_out("clamp_min"))
 def clamp_min(input, min):  # noqa: A002
     _bound_check("clamp_min", input, min)
     return input.clamp_min(min)
 
 
-@takes_out(_found("clamp_max"))
+@takes_out(_bound_out("clamp_max"))
 def clamp_max(input, max):  # noqa: A002
     _bound_check("clamp_max", input, max)
     return input.clamp_max(max)

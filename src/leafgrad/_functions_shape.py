@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 
-from ._out import CAT, EXPECT, Out, same_as, takes_out
+from ._out import CAT, EXPECT, Out, Resize, same_as, takes_out
 from . import _argparse
 from . import ops as _ops
 from .tensor import Tensor
@@ -31,11 +31,20 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     return _ops.diagonal(input, offset, dim1, dim2)
 
 
+@_argparse.parsed("movedim")
 def movedim(input, source, destination):
+    if not (source.__class__ is int and destination.__class__ is int
+            or _argparse.plain_ints(source) and _argparse.plain_ints(destination)):
+        source, destination = _argparse.movedim_dims("movedim", source, destination)
     return _ops.movedim(input, source, destination)
 
 
-moveaxis = movedim
+@_argparse.parsed("moveaxis")
+def moveaxis(input, source, destination):
+    if not (source.__class__ is int and destination.__class__ is int
+            or _argparse.plain_ints(source) and _argparse.plain_ints(destination)):
+        source, destination = _argparse.movedim_dims("moveaxis", source, destination)
+    return _ops.movedim(input, source, destination)
 
 
 def unflatten(input, dim, sizes):
@@ -46,7 +55,10 @@ def as_strided(input, size, stride, storage_offset=None):
     return _ops.as_strided_public(input, size, stride, storage_offset)
 
 
+@_argparse.parsed("tile")
 def tile(input, dims):
+    if not _argparse.plain_ints(dims):
+        dims = _argparse.int_list("tile", "dims", dims, 2, sized=False)
     return _ops.tile(input, tuple(dims))
 
 
@@ -65,7 +77,10 @@ def repeat_interleave(input=None, repeats=None, dim=None, *, output_size=None):
     return _ops.repeat_interleave(input, repeats, dim, output_size)
 
 
+@_argparse.parsed("flip")
 def flip(input, dims):
+    if not _argparse.plain_ints(dims):
+        dims = _argparse.int_list("flip", "dims", dims, sized=False)
     return _ops.flip(input, dims)
 
 
@@ -85,9 +100,12 @@ def roll(input, shifts, dims=None):
     return _ops.roll(input, shifts, dims)
 
 
+@_argparse.parsed("rot90")
 def rot90(input, k=1, dims=(0, 1)):
     if k.__class__ is not int:
         k = _argparse.int_arg("rot90", "k", k, 2)
+    if not _argparse.plain_ints(dims):
+        dims = _argparse.int_list("rot90", "dims", dims, sized=False)
     return _ops.rot90(input, k, dims)
 
 
@@ -271,8 +289,26 @@ def take(input, index):
     return _ops.take(input, index)
 
 
-@takes_out(Out(None, same_as("nonzero: Expected out tensor to have scalar type Long but got scalar type{O}")))
+# torch's CPU kernel gives an out it had to resize nonzero's own column-major strides (1, N),
+# also where a dim of size 1 or 0 leaves them free (an out of the right shape keeps its own)
+_NONZERO_OUT = Out(None, same_as("nonzero: Expected out tensor to have scalar type Long but got "
+                                 "scalar type{O}"), resize=Resize(layout=lambda index, had: "exact"))
+
+
+def _nonzero_out(args, kwargs):
+    """nonzero's out= spec; torch's binding refuses out= with as_tuple=True before anything."""
+    as_tuple = kwargs.get("as_tuple", False)
+    if as_tuple.__class__ is not bool:
+        _argparse.bool_arg("nonzero", "as_tuple", as_tuple)
+    if as_tuple:
+        raise RuntimeError("nonzero does not support the out kwarg when as_tuple is True")
+    return _NONZERO_OUT
+
+
+@takes_out(_nonzero_out)
 def nonzero(input, *, as_tuple=False):
+    if as_tuple.__class__ is not bool:
+        _argparse.bool_arg("nonzero", "as_tuple", as_tuple)
     return _ops.nonzero(input, as_tuple)
 
 

@@ -464,7 +464,7 @@ def _store(out: Tensor, value: np.ndarray, warn: bool, layout: bool = True) -> N
     if data.shape != value.shape:
         if warn:
             _warn_resize(data.shape, value.shape)
-        resize(out, value.shape, like=value if layout else None)
+        resize(out, value.shape, like=value if layout else None, exact=layout == "exact")
         data = out._data
     if not data.flags.writeable:
         # an out whose elements share memory (expanded, or a stride-0 empty_strided/as_strided),
@@ -479,7 +479,8 @@ def _store(out: Tensor, value: np.ndarray, warn: bool, layout: bool = True) -> N
     out._bump_version()
 
 
-def resize(tensor: Tensor, shape: tuple, like: np.ndarray | None = None) -> None:
+def resize(tensor: Tensor, shape: tuple, like: np.ndarray | None = None,
+           exact: bool = False) -> None:
     """torch's resize_: same memory when the element count is kept on a contiguous tensor
     (views of it see later writes), fresh memory otherwise.
 
@@ -487,12 +488,19 @@ def resize(tensor: Tensor, shape: tuple, like: np.ndarray | None = None) -> None
     torch resizes an out tensor to the result's shape and then gives it the strides the kernel
     computed for the result (TensorIterator: the inputs' layout, ``exp(x.t(), out=empty)`` is
     transposed; linalg kernels: column-major), the strides the call without out= returns.
-    ``like``, the computed result, lends its layout when it is dense, else out is row-major."""
+    ``like``, the computed result, lends its layout when it is dense, else out is row-major;
+    ``exact``: its strides as they are, also along dims of size 1 or 0 (a kernel that sets them
+    itself, as nonzero's)."""
     data = tensor._data
     size = 1
     for n in shape:
         size *= n
-    strides = _dense_layout(like) if like is not None else None
+    if like is None:
+        strides = None
+    elif exact:
+        strides = tuple(s // like.itemsize for s in like.strides)
+    else:
+        strides = _dense_layout(like)
     if data.size == size and data.flags.c_contiguous:
         flat = data.reshape(-1)
     elif strides is not None:
@@ -551,9 +559,10 @@ def _check_overlap(source: np.ndarray, target: np.ndarray) -> None:
 def check_internal_overlap(target: Tensor) -> None:
     """torch's assert_no_internal_overlap on an out tensor (Note: expanded outs): a stride 0
     over more than one element is refused, even when out would be resized (other strided
-    layouts are too hard to tell, and pass)."""
+    layouts are too hard to tell, and pass). An empty out has none, whatever its strides (as
+    ops/inplace.py's has_internal_overlap: nonzero's own (0, 2) result has strides (1, 0))."""
     data = target._data
-    if any(step == 0 and size > 1 for size, step in zip(data.shape, data.strides)):
+    if data.size and any(step == 0 and size > 1 for size, step in zip(data.shape, data.strides)):
         raise RuntimeError(INTERNAL_OVERLAP_ERROR)
 
 

@@ -2148,7 +2148,9 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             return _ops.view(self, shape)
         except (TypeError, ValueError):
             sizes = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
-            if all(isinstance(s, (int, np.integer)) for s in sizes):
+            # (a first size that is an int chooses the size overload: its own errors)
+            if all(isinstance(s, (int, np.integer)) for s in sizes) or \
+                    sizes and _argparse._is_int(sizes[0], symint=True):
                 raise
             raise _argparse.invalid_combination("view", shape, {}) from None
 

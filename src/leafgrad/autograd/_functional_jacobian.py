@@ -242,7 +242,7 @@ def _jacobian_forward(func, inputs, strict, vectorize):
             for output in outputs:
                 primal, tangent = fwAD.unpack_dual(output)
                 primals.append(primal)
-                tangents.append(zeros_like(primal) if tangent is None else tangent)
+                tangents.append(tangent)
             tangents_by_column.append(tangents)
     result = []
     if not columns:
@@ -252,7 +252,14 @@ def _jacobian_forward(func, inputs, strict, vectorize):
             (outputs_were_tuple, inputs_were_tuple),
         )
     for i, primal in enumerate(primals):
-        stacked = stack([tangents[i] for tangents in tangents_by_column])
+        column_tangents = [tangents[i] for tangents in tangents_by_column]
+        if all(tangent is None for tangent in column_tangents):
+            # an output with no tangent is vmap's unbatched zeros_like(primal), which leaves
+            # vmap expanded over the batch (stride 0), not one block of zeros per column
+            stacked = zeros_like(primal).expand((columns,) + tuple(primal.shape))
+        else:
+            stacked = stack([zeros_like(primal) if tangent is None else tangent
+                             for tangent in column_tangents])
         row = []
         # torch splits the stacked columns by the inputs' sizes (SplitWithSizesBackward0 in the
         # result's history when it has one: generated-program seed 55040)

@@ -23,6 +23,17 @@ from .grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
 
+def _construct_standard_basis_for(tensors, tensor_numels):
+    """torch's private helper (its tests call it): block ``k`` of the ``sum(tensor_numels)``
+    identity's columns, shape ``(sum(tensor_numels), tensor_numels[k])``, in ``tensors[k]``'s
+    dtype."""
+    assert len(tensors) == len(tensor_numels)
+    assert len(tensors) > 0
+    from ._functional_jacobian import _standard_basis
+
+    return _standard_basis(tuple(tensors), tuple(tensor_numels))
+
+
 def vjp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
     """``(func(inputs), v^T J)``: the vector-Jacobian product at ``inputs``.
 

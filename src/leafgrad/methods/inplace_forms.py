@@ -145,7 +145,7 @@ class TensorQueryMethods:
             from .._argparse import varargs_keyword
 
             args = varargs_keyword(args, size, "sum_to_size", "size")
-        shape = parse_shape(args)
+        shape = parse_shape(args, "sum_to_size")
         mine = tuple(self.shape)
         lead = len(mine) - len(shape)
         if lead < 0 or any(s != 1 and s != m for s, m in zip(shape, mine[lead:])):

@@ -38,12 +38,19 @@ class ShapeMethods:
     def diagonal(self, offset=0, dim1=0, dim2=1):
         return _ops.diagonal(self, offset, dim1, dim2)
 
+    @_argparse.parsed("Tensor.movedim", method=True)
     def movedim(self, source, destination):
-        if source.__class__ is not int or destination.__class__ is not int:
-            source, destination = _movedim_dims("movedim", (source, destination))
+        if not (source.__class__ is int and destination.__class__ is int
+                or _argparse.plain_ints(source) and _argparse.plain_ints(destination)):
+            source, destination = _argparse.movedim_dims("movedim", source, destination)
         return _ops.movedim(self, source, destination)
 
-    moveaxis = movedim
+    @_argparse.parsed("Tensor.moveaxis", method=True)
+    def moveaxis(self, source, destination):
+        if not (source.__class__ is int and destination.__class__ is int
+                or _argparse.plain_ints(source) and _argparse.plain_ints(destination)):
+            source, destination = _argparse.movedim_dims("moveaxis", source, destination)
+        return _ops.movedim(self, source, destination)
 
     def unflatten(self, dim, sizes):
         return _ops.unflatten(self, dim, sizes)
@@ -51,20 +58,23 @@ class ShapeMethods:
     def as_strided(self, size, stride, storage_offset=None):
         return _ops.as_strided_public(self, size, stride, storage_offset)
 
-    def repeat(self, *args, repeats=None):
-        if repeats is not None:  # (torch's keyword form: repeat(repeats=(2, 1)))
-            args = _argparse.varargs_keyword(args, repeats, "repeat", "repeats")
-        repeats = args
-        if len(repeats) == 1 and isinstance(repeats[0], (tuple, list)):
-            repeats = tuple(repeats[0])
+    def repeat(self, *args, repeats=_argparse.NOT_GIVEN):
+        if repeats is _argparse.NOT_GIVEN and args and all(a.__class__ is int for a in args):
+            repeats = args
+        elif repeats is _argparse.NOT_GIVEN and len(args) == 1 and \
+                _argparse.plain_ints(args[0]):
+            repeats = tuple(args[0])
+        else:  # (torch's keyword form too: repeat(repeats=(2, 1)))
+            repeats = _argparse.varargs_int_list("repeat", "repeats", args, repeats)
         return _ops.repeat(self, repeats)
 
-    def tile(self, *args, dims=None):
-        if dims is not None:
-            args = _argparse.varargs_keyword(args, dims, "tile", "dims")
-        dims = args
-        if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
-            dims = tuple(dims[0])
+    def tile(self, *args, dims=_argparse.NOT_GIVEN):
+        if dims is _argparse.NOT_GIVEN and args and all(a.__class__ is int for a in args):
+            dims = args
+        elif dims is _argparse.NOT_GIVEN and len(args) == 1 and _argparse.plain_ints(args[0]):
+            dims = tuple(args[0])
+        else:
+            dims = _argparse.varargs_int_list("tile", "dims", args, dims)
         return _ops.tile(self, dims)
 
     def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
@@ -74,12 +84,13 @@ class ShapeMethods:
             raise invalid_combination("repeat_interleave", (), {})
         return _ops.repeat_interleave(self, repeats, dim, output_size)
 
-    def flip(self, *args, dims=None):
-        if dims is not None:
-            args = _argparse.varargs_keyword(args, dims, "flip", "dims")
-        dims = args
-        if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
-            dims = tuple(dims[0])
+    def flip(self, *args, dims=_argparse.NOT_GIVEN):
+        if dims is _argparse.NOT_GIVEN and args and all(a.__class__ is int for a in args):
+            dims = args
+        elif dims is _argparse.NOT_GIVEN and len(args) == 1 and _argparse.plain_ints(args[0]):
+            dims = args[0]
+        else:
+            dims = _argparse.varargs_int_list("flip", "dims", args, dims)
         return _ops.flip(self, dims)
 
     def fliplr(self):
@@ -95,9 +106,12 @@ class ShapeMethods:
             dims = _argparse.int_list("roll", "dims", dims, 2)
         return _ops.roll(self, shifts, dims)
 
+    @_argparse.parsed("Tensor.rot90", method=True)
     def rot90(self, k=1, dims=(0, 1)):
         if k.__class__ is not int:
             k = _argparse.int_arg("rot90", "k", k, 1)
+        if not _argparse.plain_ints(dims):
+            dims = _argparse.int_list("rot90", "dims", dims, sized=False)
         return _ops.rot90(self, k, dims)
 
     def broadcast_to(self, *args, size=None):
@@ -270,6 +284,8 @@ class ShapeMethods:
         return _ops.take(self, index)
 
     def nonzero(self, *, as_tuple=False):
+        if as_tuple.__class__ is not bool:
+            _argparse.bool_arg("nonzero", "as_tuple", as_tuple)
         return _ops.nonzero(self, as_tuple)
 
     def nonzero_static(self, *, size, fill_value=-1):
@@ -312,14 +328,3 @@ def _fill_value(function: str, args: tuple) -> None:
     if isinstance(value, np.generic) and value.dtype.kind in "biufc":
         return
     raise _argparse.invalid_combination(function, args, {})
-
-
-def _movedim_dims(function: str, given: tuple) -> tuple:
-    """movedim's source and destination: both ints or both int lists (its two overloads), as
-    Python ints; anything else (a bool, an array) is its "invalid combination" TypeError."""
-    if all(_argparse._is_int(value) for value in given):
-        return tuple(_argparse.int_arg(function, "dim", value) for value in given)
-    if all(isinstance(value, (tuple, list)) and all(_argparse._is_int(v) for v in value)
-           for value in given):
-        return tuple(_argparse.int_list(function, "dim", value) for value in given)
-    raise _argparse.invalid_combination(function, given, {})

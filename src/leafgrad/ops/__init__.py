@@ -214,13 +214,13 @@ def _to_device(tensor, target, dtype):
 
 
 def view(tensor, shape):
-    shape = infer_shape(parse_shape(shape), tensor._data.size)
+    shape = infer_shape(parse_shape(shape, "view"), tensor._data.size)
     return View.apply(tensor, shape=shape)
 
 
 def reshape(tensor, shape):
     """A view when the strides allow, else a copy (torch: clone then _unsafe_view)."""
-    shape = infer_shape(parse_shape(shape), tensor._data.size)
+    shape = infer_shape(parse_shape(shape, "reshape", "shape"), tensor._data.size)
     if _try_view(tensor._data, shape) is not None:
         if tensor._data.flags.c_contiguous:
             return View.apply(tensor, shape=shape)
@@ -257,7 +257,7 @@ def transpose(tensor, dim0, dim1):
 
 
 def permute(tensor, dims):
-    dims = parse_shape(dims)
+    dims = parse_shape(dims, "permute", "dims")
     ndim = tensor.ndim
     if len(dims) != ndim:
         raise RuntimeError(
@@ -288,7 +288,7 @@ def squeeze(tensor, dim=None):
 
 
 def expand(tensor, sizes):
-    sizes = parse_shape(sizes)
+    sizes = parse_shape(sizes, "expand")
     shape = tensor.shape
     if len(sizes) < len(shape):
         from ..autograd.graph import _LEGACY_TYPE_NAMES

@@ -16,11 +16,25 @@ def _wrap_dim(dim: int, ndim: int) -> int:
     return wrap(dim, ndim)
 
 
-def parse_shape(shape: tuple) -> tuple:
-    """Accept ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` and ``f(torch.Size(...))``."""
+def parse_shape(shape: tuple, function: str | None = None, name: str = "size") -> tuple:
+    """Accept ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` and ``f(torch.Size(...))``.
+
+    Anything but Python ints (NumPy integers, integer 0-d tensors, and what torch refuses: a
+    float, which ``int()`` would truncate) is read as torch's parser reads the int list of
+    ``function``'s parameter ``name`` (_argparse.varargs_int_list), with its errors."""
+    given = shape
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        shape = tuple(shape[0])
-    return tuple(int(s) for s in shape)
+        shape = shape[0]
+    for size in shape:
+        if size.__class__ is not int:
+            break
+    else:
+        return tuple(shape)
+    if function is None:
+        return tuple(int(s) for s in shape)
+    from .. import _argparse
+
+    return _argparse.varargs_int_list(function, name, given, _argparse.NOT_GIVEN)
 
 
 def infer_shape(shape: tuple, numel: int) -> tuple:
