@@ -1120,8 +1120,6 @@ def int_list(function: str, name: str, value, position: int | None = None,
     where = f" (position {position})" if position is not None else ""
     if sized and is_int_item(value):
         return (_as_int(value),)
-    if _is_tensor(value) and value.ndim == 1 and _is_int(value[0] if len(value) else 0):
-        return tuple(value.tolist())
     if isinstance(value, (tuple, list)):
         if not value or is_int_item(value[0]):
             problem = _unpack_error(function, name, value)
