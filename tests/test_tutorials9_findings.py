@@ -2159,9 +2159,25 @@ def backend_flags_settable():
         yield
 
 
+@pytest.fixture
+def no_global_module_hooks():
+    """No global module hooks in torch while a snippet runs (restored after): torch.compile of
+    a module warns when any is registered, and one left by another test in the same worker
+    made compile_intro's transcript differ (seen once in a full run, not reproduced)."""
+    import torch.nn.modules.module as torch_module
+
+    saved = {name: dict(value) for name, value in vars(torch_module).items()
+             if name.startswith("_global_") and isinstance(value, dict)}
+    for name in saved:
+        getattr(torch_module, name).clear()
+    yield
+    for name, value in saved.items():
+        getattr(torch_module, name).update(value)
+
+
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda snippet: snippet.__name__)
 def test_tutorial_prints_as_torch(snippet, default_validation, dynamo_loaded,
-                                  backend_flags_settable):
+                                  backend_flags_settable, no_global_module_hooks):
     assert first_difference(snippet, lg, torch) is None
 
 
