@@ -18,24 +18,9 @@ torch = require_torch()
 LIBS = (torch, leafgrad)
 
 
-def _bits(t) -> tuple:
-    """Every bit of a tensor's values (NaN payloads aside)."""
-    a = t.detach().numpy()
-    if a.dtype.kind == "c":
-        a = np.stack([a.real, a.imag])
-    if a.dtype.kind == "f":
-        return (a.shape, str(a.dtype), np.isnan(a).tobytes(),
-                np.where(np.isnan(a), 0, a).tobytes())
-    return (a.shape, str(a.dtype), a.tobytes())
-
-
-def _outcome(run):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            return run()
-        except Exception as error:  # noqa: BLE001 - the type and first line are compared
-            return (type(error).__name__, str(error).splitlines()[0].replace("torch.", ""))
+# the comparisons test_fuzz14_findings.py defined (every bit of a tensor's values, NaN payloads
+# aside; a result or an exception's type and first line)
+from tests.test_fuzz14_findings import _bits, _outcome  # noqa: E402
 
 
 def _graph(node, depth: int = 6):

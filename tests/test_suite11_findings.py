@@ -21,6 +21,7 @@ torch = require_torch()
 
 
 def _normal(text: str) -> str:
+    text = re.sub(r" \(Triggered internally at .*\)$", "", text)  # (torch's C++ warnings)
     return re.sub(r" at 0x[0-9a-f]+", " at 0x", text.replace("leafgrad", "torch"))
 
 
