@@ -30,6 +30,7 @@ import functools
 import re
 
 import numpy as np
+from . import _dtype
 
 NUMBERS = frozenset((int, float, bool))  # for the callers' fast tests
 
@@ -83,10 +84,11 @@ def _dtype_class():
     return dtype
 
 
-def _is_tensor(value) -> bool:
-    from .tensor import Tensor
+tensor_class: type = None  # leafgrad.Tensor, set by tensor.py (which imports this module first)
 
-    return isinstance(value, Tensor)
+
+def _is_tensor(value) -> bool:
+    return isinstance(value, tensor_class)
 
 
 def _is_number(value) -> bool:
@@ -923,8 +925,6 @@ def complex_seen() -> None:
     """A complex Python number reached an op: install the check refusing complex operands in
     ops without complex support (Note: complex support, ops/registry.py), which otherwise
     waits for the first complex tensor."""
-    from . import _dtype
-
     while _dtype._first_complex:
         _dtype._first_complex.pop()()
 
@@ -1051,8 +1051,6 @@ def dtype_arg(function: str, value, position: int | None = None, overloads: tupl
     ``float``/``bool`` (torch maps them to int64/float64/bool); anything else is torch's
     ``zeros(): argument 'dtype' must be torch.dtype, not str`` (or, for a function of several
     overloads, ``overloads``: its "invalid combination" line). None stays None."""
-    from . import _dtype
-
     if value is None or isinstance(value, _dtype.dtype):
         return value
     python_types = {int: _dtype.int64, float: _dtype.float64, bool: _dtype.bool,

@@ -18,6 +18,12 @@ from .ops import _layout
 from ._alloc import check_storage, share_with_numpy
 from ._out import ANY, RESIZE_GRAD, Out, floating, not_bool, takes_out
 from .tensor import Tensor, _wrap
+from . import _memory_format
+from . import _rng as _random
+from .autograd._vmap_state import batched_draw, random_levels, state as _vmap_state
+from .ops._float_kernels import fma
+from .ops.registry import array_kernel
+from ._info import is_warn_always_enabled
 
 __all__ = [
     "tensor", "as_tensor", "from_numpy", "zeros", "ones", "full", "empty", "zeros_like",
@@ -68,8 +74,6 @@ def numpy_source(array: np.ndarray, aliased: bool = True) -> np.ndarray:
     ``aliased=False`` skips the not-writable warning): strides in whole elements, none
     negative, native byte order, then a dtype torch has."""
     if aliased and not array.flags.writeable:
-        from ._info import is_warn_always_enabled
-
         if is_warn_always_enabled() or not _NOT_WRITEABLE_WARNED[0]:
             if not is_warn_always_enabled():  # (warn-always leaves the once-flag alone)
                 _NOT_WRITEABLE_WARNED[0] = True
@@ -338,9 +342,6 @@ def _in_memory_format(array: np.ndarray, memory_format) -> np.ndarray:
     """A new tensor's layout for ``memory_format=`` (torch.empty): contiguous, or channels-last
     for rank 4 (channels_last) or rank 5 (channels_last_3d); preserve_format has nothing to
     preserve."""
-    from . import _memory_format
-    from .ops import _layout
-
     if memory_format is _memory_format.contiguous_format:
         return array
     if memory_format is _memory_format.preserve_format:
@@ -379,14 +380,11 @@ def full(size, fill_value, *, dtype=None, layout=None, device=None,
 
 def _vmapped_random(draw, shape):
     """Inside vmap(randomness='different'): one draw per example, as a batched tensor."""
-    from .autograd._vmap_state import random_levels, state
-
-    if not state.active:
+    if not _vmap_state.active:
         return None
     levels, sizes = random_levels()
     if not levels:
         return None
-    from .autograd._vmap_state import batched_draw
     from .ops._batching import wrap
 
     with batched_draw():
@@ -415,8 +413,6 @@ def _laid_out(array: np.ndarray, input: Tensor, memory_format, constant: bool = 
     if memory_format is None and source.size and source.flags.c_contiguous and (
             source.ndim < 2 or 1 not in source.shape):
         return array  # a plain row-major source (its strides are NumPy's own): row-major
-    from . import _memory_format
-    from .ops import _layout
 
     if memory_format is None or memory_format is _memory_format.preserve_format:
         return _layout.like(array, input._data, constant)
@@ -631,7 +627,6 @@ def _fma(a: np.ndarray, b, c, dtype) -> np.ndarray:
     """
     if dtype.itemsize < 8:
         return (a * np.float64(b) + np.float64(c)).astype(dtype)
-    from .ops._float_kernels import fma
 
     with np.errstate(over="ignore", invalid="ignore"):
         return fma(a, np.float64(b), np.float64(c))
@@ -777,16 +772,12 @@ def _draw(fn, *args, **kwargs):
     """A random draw ``fn(*args, **kwargs)`` of ``_rng``: under leafgrad.compile one node of
     the captured graph (registry.array_kernel) that a replay draws again, so that the
     generator (the default one or ``generator=``) advances on every call as in eager mode."""
-    from .ops.registry import array_kernel
-
     return array_kernel(fn, *args, **kwargs)
 
 
 def _scaled_normal(means, stds, shape, np_dtype, generator):
     """``normal(mean, std)`` with tensor arguments: torch draws normal_(0, 1) into the
     broadcast shape, then scales and shifts (so the stream matches torch's)."""
-    from . import _rng as _random
-
     draws = _random.normal(shape, np_dtype, 0.0, 1.0, generator=generator)
     return (draws * stds + means).astype(np_dtype)
 
@@ -800,8 +791,6 @@ def rand(*sizes, size=None, generator=None, dtype=None, layout=None, device=None
     """Uniform on [0, 1); the same stream as torch for the same seed."""
     if pin_memory is not False:
         _pinned("rand", pin_memory)
-    from . import _rng as _random
-
     _random_overloads("rand", sizes, size, dtype, keywords=any(
         value is not None for value in (generator, dtype, layout, device)) or requires_grad)
     shape = _size(_sizes(sizes, size, "rand"), "rand")
@@ -819,8 +808,6 @@ def randn(*sizes, size=None, generator=None, dtype=None, layout=None, device=Non
     """Standard normal; the same stream as torch for the same seed."""
     if pin_memory is not False:
         _pinned("randn", pin_memory)
-    from . import _rng as _random
-
     _random_overloads("randn", sizes, size, dtype, keywords=any(
         value is not None for value in (generator, dtype, layout, device)) or requires_grad)
     shape = _size(_sizes(sizes, size, "randn"), "randn")
@@ -846,8 +833,6 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, layout=N
         low, high, size = 0, low, high
     if high is None and size is not None and isinstance(size, (tuple, list)):
         low, high = 0, low
-    from . import _rng as _random
-
     data = _draw(_random.randint, low, high, _size((size,), "randint"),
                  _np_dtype(dtype, _dtype.int64, "randint"), generator=generator)
     return _finish(data, requires_grad, device)
@@ -884,8 +869,6 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False,
     if n.__class__ is not int:
         _argparse.check("randperm", (n,), {"generator": generator} if generator is not None
                         else {})
-    from . import _rng as _random
-
     data = _draw(_random.randperm, n, _np_dtype(dtype, _dtype.int64, "randperm"),
                  generator=generator)
     return _finish(data, requires_grad, device)
@@ -896,8 +879,6 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, requires
     if size is None:
         # tensor mean and/or std: torch draws normal_(0, 1) into the broadcast shape, then
         # scales and shifts (so the stream matches torch's)
-        from . import _rng as _random
-
         means = mean._data if isinstance(mean, Tensor) else np.asarray(mean)
         stds = std._data if isinstance(std, Tensor) else np.asarray(std)
         shape = np.broadcast_shapes(means.shape, stds.shape)
@@ -916,8 +897,6 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, requires
         if tensor_mean:
             return sampling.NormalTensorFloat.apply(mean, samples=data)
         return sampling.NormalFloatTensor.apply(std, samples=data)
-    from . import _rng as _random
-
     data = _draw(_random.normal, _size((size,), "normal"), _np_dtype(dtype, function="normal"),
                  mean, std, generator=generator)
     return _finish(data, requires_grad)

@@ -41,6 +41,9 @@ import numpy as np
 
 from ._compile.state import state as _capture
 from .autograd._vmap_state import check_draw, state as _vmap_state
+from ._device import CPU
+from .tensor import _wrap, Tensor
+from ._argparse import typename
 
 __all__ = [
     "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
@@ -143,7 +146,6 @@ class Generator:
         name = str(device)
         if name != "cpu":
             raise RuntimeError(f"leafgrad only has CPU generators, got device '{name}'")
-        from ._device import CPU
 
         self.device = CPU
         # Note: one draw at a time. Every draw (a whole kernel call: uniform, normal, randint,
@@ -205,8 +207,6 @@ class Generator:
     def get_state(self):
         """The state as a uint8 tensor of 5056 bytes laid out exactly like torch's
         ``get_state()``; states from torch load here and the other way round."""
-        from .tensor import _wrap
-
         return _wrap(self.state_array())
 
     def state_array(self) -> np.ndarray:
@@ -238,9 +238,6 @@ class Generator:
 
     def set_state(self, new_state) -> "Generator":
         """Load a state from ``get_state`` (this class's or torch's); returns self."""
-        from ._argparse import typename
-        from .tensor import Tensor
-
         if not isinstance(new_state, Tensor):
             raise TypeError(f"expected a torch.ByteTensor, but got {typename(new_state)}")
         if new_state.dtype.name != "uint8":

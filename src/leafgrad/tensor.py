@@ -21,7 +21,7 @@ from ._device import device as _device_cls, CPU as _CPU, META as _META
 from . import _meta
 from ._meta import MetaArray as _MetaArray
 from ._compile.state import state as _capture
-from .autograd import _record
+from .autograd import _record, backward as _autograd_backward
 from .autograd.anomaly_mode import note_write as _anomaly_note_write, state as _anomaly_state
 from .autograd.forward_ad import state as _dual_state
 from .autograd._vmap_state import state as _vmap_state
@@ -48,6 +48,7 @@ from .methods.nn import NNMethods
 from .methods.reductions import ReductionMethods
 from .methods.stats import StatsMethods
 from .methods.shape import ShapeMethods
+from ._layouts import strided
 
 __all__ = ["Tensor", "Size"]
 
@@ -652,8 +653,6 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     @property
     def layout(self):
         """Always ``leafgrad.strided``: leafgrad's tensors are dense (torch's ``Tensor.layout``)."""
-        from ._layouts import strided
-
         return strided
 
     @property
@@ -684,8 +683,6 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         if memory_format is None or memory_format is _memory_format.contiguous_format \
                 or memory_format is _memory_format.preserve_format:
             return self._data.flags.c_contiguous
-        from .ops._layout import is_channels_last
-
         if memory_format is _memory_format.channels_last:
             return is_channels_last(self._data)
         if memory_format is _memory_format.channels_last_3d:
@@ -1434,9 +1431,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     # -- autograd -----------------------------------------------------------------------------
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
         """Accumulate d(self)/d(leaf) into each leaf's ``.grad`` (see ``autograd.backward``)."""
-        from .autograd import backward
-
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        _autograd_backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def register_hook(self, hook: Callable) -> RemovableHandle:
         """``hook(grad)`` runs when this tensor's gradient is computed; may return a new grad."""
@@ -1534,8 +1529,6 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 elif _grad_state.grad_layout_enforced:
                     # into the leaf's layout (new_empty_strided of the leaf, copy_): a
                     # transposed leaf's grad is transposed too
-                    from .ops._layout import _strided_empty
-
                     strides = _leaf_strides(self._data)
                     empty = np.empty(grad._data.shape, grad._data.dtype) if strides is None \
                         else _strided_empty(grad._data.shape, strides, grad._data.dtype)
@@ -2658,33 +2651,23 @@ def _copy_obeying_layout(grad: np.ndarray, leaf: np.ndarray, tensor=None) -> np.
     """torch's clone_obey_contract: a copy of ``grad`` in the leaf's layout (a gradient torch
     would keep as it is under enforce_grad_layout_policy(False): a copy in its own layout)."""
     if not _grad_state.grad_layout_enforced and grad.size == 0 and tensor is not None:
-        from .ops._layout import _strided_empty
-
         return _strided_empty(grad.shape, tensor.stride(), grad.dtype)
     if not _grad_state.grad_layout_enforced and not grad.flags.c_contiguous:
         own = _leaf_strides(grad)
         if own is not None:
-            from .ops._layout import _strided_empty
-
             out = _strided_empty(grad.shape, own, grad.dtype)
             np.copyto(out, grad)
             return out
     if leaf.size == 0 and _grad_state.grad_layout_enforced:  # an empty leaf's grad has its
         # strides (Note: strides of empty tensors)
-        from .ops._layout import _strided_empty
-
         return _strided_empty(grad.shape, tuple(s // leaf.itemsize for s in leaf.strides),
                               grad.dtype)
     # (a row-major leaf whose size-1 dims have other strides than NumPy's passes NumPy's
     # c_contiguous test; torch's new_empty_strided keeps those strides too)
-    from .ops._layout import dense_bytes
-
     strides = None if leaf.flags.c_contiguous and leaf.strides == dense_bytes(
         leaf.shape, leaf.itemsize) else _leaf_strides(leaf)
     if strides is None:
         return np.array(grad, copy=True, order="C")
-    from .ops._layout import _strided_empty
-
     out = _strided_empty(grad.shape, strides, grad.dtype)
     np.copyto(out, grad)
     return out
@@ -2793,6 +2776,7 @@ def _wrap_dim(dim: int, ndim: int) -> int:
 
 
 _graph.tensor_class = Tensor  # for the engine's checks of hook results
+_argparse.tensor_class = Tensor  # (_argparse loads before this module)
 
 
 def _read_only(name: str):
@@ -2852,3 +2836,4 @@ _EQ_OPERANDS = _OPERANDS + (np.ndarray,)  # Note: operands
 # The op modules import Tensor, so they come last; methods above look ``_ops`` up at call time.
 from . import ops as _ops  # noqa: E402
 from .ops import _cpp_operators  # noqa: E402
+from .ops._layout import _strided_empty, dense_bytes, is_channels_last  # noqa: E402

@@ -74,15 +74,15 @@ from .._compile.state import state as _capture
 def _tensor_cls():
     # (imported on first use: tensor.py imports this package. Kept afterwards, as an import
     # statement costs ~1 us on every autograd.grad / backward call.)
-    global _TENSOR
+    global _TENSOR, _WRAP
     if _TENSOR is None:
-        from ..tensor import Tensor
+        from ..tensor import Tensor, _wrap
 
-        _TENSOR = Tensor
+        _TENSOR, _WRAP = Tensor, _wrap
     return _TENSOR
 
 
-_TENSOR = None
+_TENSOR = _WRAP = None  # leafgrad.Tensor and tensor._wrap, once _tensor_cls has run
 
 
 def _as_tuple(value, name: str) -> tuple:
@@ -131,12 +131,10 @@ def _make_grads(outputs: tuple, grads: tuple, is_grads_batched: bool = False) ->
                 if type(output) is Tensor and not _capture.active and \
                         type(output._data) is np.ndarray:  # (a meta output: ones_like is meta)
                     # a one-element grad (any layout is torch's), made directly
-                    from ..tensor import _wrap
-
                     data = output._data
                     one = np.empty(data.shape, data.dtype)
                     one.fill(1)  # (np.ones is a Python function: ~1 us more per call)
-                    result.append(_wrap(one))
+                    result.append(_WRAP(one))  # (set by the _tensor_cls() above)
                 else:
                     from .._creation import ones_like
 

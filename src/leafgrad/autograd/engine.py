@@ -25,6 +25,7 @@ from .grad_mode import state as _grad_state
 from .graph import AccumulateGrad, Node, check_hook_value, check_hook_values
 from .graph import GRAD_DTYPE_SEEN as _GRAD_DTYPE_SEEN, cast_to_grad_dtype as _cast_to_grad_dtype
 from .graph import ZERO_GRADS_SEEN as _ZERO_GRADS_SEEN, is_zero_grad as _is_zero_grad
+from . import grad_mode
 
 __all__ = ["run_backward", "current_task"]
 
@@ -86,7 +87,6 @@ _REENTRANT_DEPTH = 50
 
 
 def _on_fresh_thread(function, *args):
-    from . import grad_mode
     from .graph import saved_hooks_state
 
     modes = (grad_mode.state.grad_enabled, grad_mode.state.inference,

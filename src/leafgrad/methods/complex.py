@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 from . import lazy_ops as _ops
+from .. import _dtype
 
 
 def _complex_ops():
-    from ..ops import complex as module
+    global _MODULE
+    if _MODULE is None:  # (ops/complex.py imports tensor.py, which imports this module)
+        from ..ops import complex as module
 
-    return module
+        _MODULE = module
+    return _MODULE
+
+
+_MODULE = None
 
 
 class ComplexMethods:
@@ -154,8 +161,6 @@ class ComplexMethods:
 
 
 def _dtypes():
-    from .. import _dtype
-
     return _dtype
 
 

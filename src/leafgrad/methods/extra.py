@@ -9,6 +9,8 @@ from .. import _argparse
 from .. import _dtype as _dtype
 
 from . import lazy_ops as _ops
+from .._compile.state import state as capture
+from ..autograd.forward_ad import set_tangent
 
 
 def _tensor():
@@ -261,7 +263,6 @@ class ExtraMethods:
             from ..tensor import LEAF_INPLACE, VIEW_OF_LEAF_INPLACE
 
             raise RuntimeError(LEAF_INPLACE if base is None else VIEW_OF_LEAF_INPLACE)
-        from .._compile.state import state as capture
 
         if capture.active:
             capture.tracer.become(self)
@@ -273,7 +274,6 @@ class ExtraMethods:
             self._output_nr = view._output_nr
         tangent = getattr(view, "_fw_grad", None)
         if tangent is not None:  # a dual tensor's tangent changes shape with it
-            from ..autograd.forward_ad import set_tangent
 
             set_tangent(self, tangent)
         self._bump_version()
@@ -329,8 +329,6 @@ class ExtraMethods:
 
 def _check_shift_result(target, other):
     """torch checks an in-place shift's result type before its kernel refuses floats."""
-    from .. import _dtype
-
     have = _dtype.result_type(target, other)
     if not _dtype.can_cast(have, target.dtype):
         data = getattr(other, "_data", None)

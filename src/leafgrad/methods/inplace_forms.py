@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from .. import _argparse
 from . import lazy_ops as _ops
+from .. import _memory_format
+from .._argparse import varargs_keyword
 
 
 def _tensor_type():
@@ -104,7 +106,6 @@ class InplaceFormMethods:
         """Write ``fill_value`` on the main diagonal (all dims equal, or a 2-d matrix; ``wrap``:
         a tall matrix's diagonal starts again every ``width + 1`` rows). torch writes through a
         strided view of the diagonal, so a recorded tensor's node is CopySlices."""
-        from .. import _argparse
         from .._functions_more import check_fill_value
 
         if not _argparse._is_number(fill_value):
@@ -142,7 +143,6 @@ class TensorQueryMethods:
         from ..ops.shape import parse_shape
 
         if size is not None:  # (torch's keyword form: sum_to_size(size=(1, 3)))
-            from .._argparse import varargs_keyword
 
             args = varargs_keyword(args, size, "sum_to_size", "size")
         shape = parse_shape(args, "sum_to_size")
@@ -191,8 +191,6 @@ class TensorQueryMethods:
         """The dims from outermost to innermost in memory (largest stride first), ordered as
         torch orders an elementwise result's dims; ``ambiguity_check`` (True, or a list of
         memory formats one of which must fit) refuses a tensor with several valid orders."""
-        from .. import _memory_format
-
         formats = ambiguity_check if isinstance(ambiguity_check, list) else []
         if not isinstance(ambiguity_check, (bool, list)) or not all(
                 isinstance(f, _memory_format.memory_format) for f in formats):
@@ -216,8 +214,6 @@ def _dim_order(tensor, shape, strides, check) -> tuple:
     are laid out by): row-major or channels-last tensors directly, otherwise a stable
     insertion sort by stride from the innermost dim, in which stride-0 dims never move and
     equal strides keep the smaller size inside; with ``check``, whether an order was left open."""
-    from .. import _memory_format
-
     ndim = len(shape)
     if ndim <= 1:
         return tuple(range(ndim)), False

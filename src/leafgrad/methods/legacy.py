@@ -9,6 +9,11 @@ import warnings
 import numpy as np
 
 from .. import _argparse
+from ..autograd.function import Function
+from .._argparse import given, invalid_combination, typename
+from ..autograd.grad_mode import state as grad_state
+from .._argparse import varargs_keyword
+from .._alloc import check_resizable
 
 
 class LegacyMethods:
@@ -45,7 +50,6 @@ class LegacyMethods:
         size, stride=())`` and ``set_(tensor, offset, size, stride=())`` (a view of that
         memory, strides in elements; contiguous when not given). The version counter is this
         tensor's own, bumped; views of the old memory keep it."""
-        from .._argparse import typename
         from .._storage import TypedStorage, UntypedStorage, _buffer
         from ..tensor import Tensor, check_inplace_allowed
 
@@ -132,10 +136,7 @@ class LegacyMethods:
         from .._creation import _size
         from ..tensor import check_inplace_allowed
 
-        from ..autograd.grad_mode import state as grad_state
-
         if size is not None:  # (torch's keyword form: resize_(size=(2, 3)))
-            from .._argparse import varargs_keyword
 
             sizes = varargs_keyword(sizes, size, "resize_", "size")
         if self._requires_grad and not grad_state.inference:  # (inference mode: no autograd)
@@ -152,8 +153,6 @@ class LegacyMethods:
         if storage is not None and storage.size >= count:
             self._data = storage[:count].reshape(shape)
         else:
-            from .._alloc import check_resizable
-
             check_resizable(self._data)
             kept = storage if storage is not None else self._data.reshape(-1)
             grown = np.zeros(count, self._data.dtype)
@@ -196,7 +195,6 @@ def _resized_copy(tensor, sizes):
     """torch's ``Tensor.resize`` is an autograd.Function (``Resize``, node ``ResizeBackward``)
     that may only change the shape: a view of the contiguous data with the new sizes."""
     from .._creation import _size
-    from ..autograd.function import Function
 
     sizes = _size(tuple(sizes), "resize")
     count = _numel(sizes)
@@ -244,8 +242,6 @@ def _check_set_allowed(tensor) -> None:
 
 
 def _set_error(source, storage_offset, size, stride) -> TypeError:
-    from .._argparse import given, invalid_combination
-
     return invalid_combination("set_", given(source, storage_offset if size is not None else
                                              None, size, stride), {})
 

@@ -71,8 +71,6 @@ class LinalgMethods:
 
     def kron(self, other):
         if not isinstance(other, type(self)):
-            from .. import _argparse
-
             _argparse.check("Tensor.kron", (other,))
         return _ops.kron(self, other)
 

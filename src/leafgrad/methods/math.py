@@ -11,12 +11,11 @@ import numpy as _np
 
 from .. import _argparse
 from . import lazy_ops as _ops
+from .. import _dtype
 
 
 def _tensor_type():
-    from ..tensor import Tensor
-
-    return Tensor
+    return _argparse.tensor_class  # (leafgrad.Tensor, set once tensor.py has defined it)
 
 
 def _check_pair(name: str, tensor1, tensor2, value) -> None:
@@ -470,16 +469,12 @@ def _operand(other) -> bool:
 def _float_power_dtype(base, exponent):
     """torch's float_power computes in complex128 when the base or the exponent is complex
     (a tensor's dtype or a Python complex), else in float64."""
-    from .. import _dtype
-
     complex_ = any(value.dtype.is_complex if isinstance(value, _tensor_type())
                    else isinstance(value, complex) for value in (base, exponent))
     return _dtype.complex128 if complex_ else _dtype.float64
 
 
 def _float_power_scalar(value, target):
-    from .. import _dtype
-
     return complex(value) if target is _dtype.complex128 else float(value)
 
 
@@ -532,8 +527,6 @@ def _value_number(function: str, value, *tensors):
                 isinstance(t, tensor_type) and t.is_floating_point() for t in tensors[1:]):
             return value  # (its integer-division error comes first)
         if value.imag:
-            from .. import _dtype
-
             common = None
             for t in tensors:
                 if isinstance(t, tensor_type):

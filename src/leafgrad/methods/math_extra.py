@@ -8,6 +8,7 @@ import numpy as _np
 from . import lazy_ops as _ops
 from .math import _require_tensor, _tensor_type
 from .. import _argparse
+from .._dtype import get_default_dtype
 
 
 def _check_number(name: str, value, got: str = ""):
@@ -115,7 +116,6 @@ class MathExtraMethods:
     def mvlgamma_(self, p):
         p = _check_mvlgamma(p, self, "mvlgamma_")
         if self._data.dtype.kind in "iu":  # torch's message names self's dtype as the result's
-            from .._dtype import get_default_dtype
 
             raise RuntimeError(f"mvlgamma: result type {self.dtype._legacy} can't be cast to "
                                f"the desired output type {get_default_dtype()._legacy}")
@@ -123,15 +123,11 @@ class MathExtraMethods:
 
     def logit(self, eps=None):
         if eps is not None and eps.__class__ is not float and eps.__class__ is not int:
-            from .. import _argparse
-
             eps = _argparse.number("logit", "eps", eps, 1, kind="float")
         return _ops.special_fns.Logit.apply(self, eps=None if eps is None else float(eps))
 
     def logit_(self, eps=None):
         if eps is not None and eps.__class__ is not float and eps.__class__ is not int:
-            from .. import _argparse
-
             eps = _argparse.number("logit_", "eps", eps, 1, kind="float")
         return _ops.inplace(_ops.special_fns.Logit, self,
                             eps=None if eps is None else float(eps))
@@ -176,7 +172,6 @@ class MathExtraMethods:
         return diagflat(self, offset)
 
     def histc(self, bins=100, min=0, max=0):  # noqa: A002 - torch's names
-        from .. import _argparse
         from .._functions_composites import histc
 
         if min.__class__ is not float and min.__class__ is not int:

@@ -27,8 +27,6 @@ def _shape():
 
 def _int(function: str, argument: str, position: int, value) -> int:
     """torch's argument-parser check of an int argument (a 0-d integer tensor counts)."""
-    from .. import _argparse
-
     if not _argparse._is_int(value):
         raise TypeError(f"{function}(): argument '{argument}' (position {position}) must be int, "
                         f"not {_argparse.typename(value)}")
@@ -42,14 +40,10 @@ def _scatter():
 
 
 def _bool(function: str, argument: str, value) -> bool:
-    from .. import _argparse
-
     return _argparse.bool_arg(function, argument, value)
 
 
 def _check_reduce(function: str, reduce, position: int) -> None:
-    from .. import _argparse
-
     if not isinstance(reduce, str):
         raise TypeError(f"{function}(): argument 'reduce' (position {position}) must be str, not "
                         f"{_argparse.typename(reduce)}")
@@ -212,8 +206,6 @@ class MiscMethods:
                                      _int("unsafe_split", "dim", 2, dim))
 
     def unsafe_split_with_sizes(self, split_sizes, dim=0):
-        from .. import _argparse
-
         if isinstance(split_sizes, int) or not _argparse._is_int_list(split_sizes):
             raise TypeError("unsafe_split_with_sizes(): argument 'split_sizes' (position 1) must "
                             f"be tuple of ints, not {_argparse.typename(split_sizes)}")

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from .. import _argparse
 from . import lazy_ops as _ops
+from .._argparse import invalid_combination
+from .._construct import check_scalar_write
+from .. import _dtype
 
 
 def check_no_overlap(target, *operands) -> None:
@@ -79,8 +82,6 @@ class ShapeMethods:
 
     def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
         if repeats is None:
-            from .._argparse import invalid_combination
-
             raise invalid_combination("repeat_interleave", (), {})
         return _ops.repeat_interleave(self, repeats, dim, output_size)
 
@@ -266,13 +267,9 @@ class ShapeMethods:
             check_complex_fill(self, value)
             result = _ops.inplace(_ops.MaskedFillTensor, self, value, mask=array)
         else:
-            from .._construct import check_scalar_write
-
             if self._data.dtype.kind != "u" or self._data.dtype.itemsize == 1:  # (Note:
                 value = check_scalar_write(value, self.dtype)  # checked scalar writes)
             elif value.__class__ is int:
-                from .. import _dtype
-
                 check_scalar_write(value, _dtype.float64)  # (the conversion to a C number)
             result = _ops.inplace(_ops.MaskedFill, self, mask=array, value=value)
         return _ops.keep_index(result, mask, "mask")
@@ -292,7 +289,6 @@ class ShapeMethods:
         """``nonzero()``'s rows cut or padded (with ``fill_value``) to exactly ``size``."""
         import numpy as np
 
-        from .. import _argparse
         from ..tensor import _wrap
 
         for name, value in (("size", size), ("fill_value", fill_value)):
@@ -319,7 +315,6 @@ def _fill_value(function: str, args: tuple) -> None:
     (None, strings, lists, arrays) is its invalid-combination error."""
     import numpy as np
 
-    from .. import _argparse
     from ..tensor import Tensor
 
     value = args[-1]

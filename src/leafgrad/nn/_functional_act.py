@@ -11,6 +11,11 @@ from ..ops.activation_extra import (Glu, Hardshrink, Hardsigmoid, Hardswish, Log
                                     RreluWithNoise, Softshrink, Threshold,
                                     rrelu_noise)
 from ..ops.activation_inplace import RreluWithNoiseInplace, ThresholdInplace
+from ..amp._state import lower_inputs
+from ..tensor import _wrap
+from ._functional_nn import celu, elu, leaky_relu, selu
+from ..ops import Hardtanh
+from ..ops.registry import array_kernel
 
 __all__ = ["hardshrink", "softshrink", "tanhshrink", "softsign", "hardsigmoid", "hardswish",
            "logsigmoid", "glu", "threshold", "threshold_", "prelu", "rrelu", "rrelu_",
@@ -110,8 +115,6 @@ def threshold_(input, threshold: float, value: float):
 
 
 def prelu(input, weight):
-    from ..amp._state import lower_inputs
-
     input, weight = lower_inputs(input, weight)  # torch's CPU autocast list: cast first
     if input.dtype is not weight.dtype:
         raise RuntimeError(f"prelu: Type promoting not supported. Got {input.dtype._legacy} and "
@@ -146,8 +149,6 @@ def rrelu(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool 
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     noise = _vmapped_noise(input, lower, upper, training)
     if noise is None:
-        from ..ops.registry import array_kernel
-
         # leafgrad.compile records the slopes as one node its replay computes (and, in
         # training, draws) again, so the generator advances on every call as in eager mode
         noise = array_kernel(rrelu_noise, input._data, lower=lower, upper=upper,
@@ -172,7 +173,6 @@ def _vmapped_noise(input, lower, upper, training):
     if training:
         random_levels()
     from ..ops._batching import wrap
-    from ..tensor import _wrap
 
     noise = rrelu_noise(input._value._data, lower, upper, training)
     return wrap(_wrap(noise), input._levels)._data
@@ -184,31 +184,22 @@ def relu_(input):
 
 
 def elu_(input, alpha: float = 1.0):
-    from ._functional_nn import elu
-
     return elu(input, alpha, inplace=True)
 
 
 def celu_(input, alpha: float = 1.0):
-    from ._functional_nn import celu
-
     return celu(input, alpha, inplace=True)
 
 
 def selu_(input):
-    from ._functional_nn import selu
-
     return selu(input, inplace=True)
 
 
 def hardtanh_(input, min_val: float = -1.0, max_val: float = 1.0):
     # torch's hardtanh_ is the ATen function: no min_val <= max_val check (F.hardtanh's)
-    from ..ops import Hardtanh
 
     return _ops.inplace(Hardtanh, input, min_val=min_val, max_val=max_val)
 
 
 def leaky_relu_(input, negative_slope: float = 0.01):
-    from ._functional_nn import leaky_relu
-
     return leaky_relu(input, negative_slope, inplace=True)

@@ -6,6 +6,11 @@ from __future__ import annotations
 import math
 
 from ..tensor import Tensor
+from ..ops.activation import SafeSoftmax
+from ..ops.elementwise import MulScalar
+from .._out import _C10
+from .._construct import check_scalar_write
+from ..ops.attention import ScaledDotProductFlashAttentionForCpu
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
@@ -30,22 +35,16 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
     square root of the scale (MulBackward1), the mask is added (AddBackward0) and the weights
     are a _safe_softmax (SafeSoftmaxBackward0: a fully masked query gets zeros, not NaN)."""
     from .. import ones, tril
-    from ..ops.activation import SafeSoftmax
-    from ..ops.elementwise import MulScalar
     from . import functional as F
 
     dtype = query.dtype
     if not dtype is key.dtype is value.dtype:
-        from .._out import _C10
-
         names = [_C10.get(t.dtype.name, "c10::BFloat16") for t in (query, key, value)]
         raise RuntimeError(
             "Expected query, key, and value to have the same dtype, but got query.dtype: "
             f"{names[0]} key.dtype: {names[1]} and value.dtype: {names[2]} instead.")
     if attn_mask is not None and attn_mask.dtype.name not in ("bool", "float32") and (
             attn_mask.dtype is not dtype):
-        from .._out import _C10
-
         raise RuntimeError(
             "Expected attn_mask dtype to be bool or float or to match query dtype, but got "
             f"attn_mask.dtype: {_C10.get(attn_mask.dtype.name, 'c10::BFloat16')} and  "
@@ -60,12 +59,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
     if attn_mask is not None and attn_mask.dtype.name == "bool" and not (
             dtype.is_floating_point or dtype.is_complex or dtype.name == "bool"):
         # torch first makes a boolean mask a float one of the query's dtype (-inf: overflow)
-        from .._construct import check_scalar_write
 
         check_scalar_write(float("-inf"), dtype)
     if _takes_flash(query, key, value, attn_mask, dropout_p, enable_gqa):
-        from ..ops.attention import ScaledDotProductFlashAttentionForCpu
-
         mask = None if attn_mask is None else attn_mask._data
         return ScaledDotProductFlashAttentionForCpu.apply(
             query, key, value, mask=mask, is_causal=bool(is_causal),

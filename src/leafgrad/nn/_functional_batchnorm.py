@@ -19,6 +19,13 @@ from .. import ops as _ops
 from .._compile.state import state as _capture
 from ..autograd.grad_mode import no_grad
 from ..autograd.graph import INFERENCE_DETACHED, INFERENCE_VC
+from ..ops.registry import array_kernel
+from ..tensor import _wrap
+from ..ops import _batch_norm_kernels
+from ..ops._float_kernels import fma
+from .._info import get_num_threads
+from ..backends import cpu as _cpu
+from ..autograd.graph import SavedTensor
 
 __all__ = ["batch_norm_impl"]
 
@@ -67,9 +74,6 @@ def batch_norm_impl(input, running_mean, running_var, weight, bias, training, mo
     the cumulative average's factor ``1 / batches`` is read from it by the update kernel, so
     that leafgrad.compile replays it (a Python float made from the tensor would be a guard
     on its value, which changes every step)."""
-    from ..ops.registry import array_kernel
-    from ..tensor import _wrap
-
     if training and input.ndim >= 2 and input.shape[0] * int(np.prod(input.shape[2:])) == 1:
         raise ValueError(  # torch's _verify_batch_size: size[0] * prod(size[2:]) == 1
             "Expected more than 1 value per channel when training, got input size "
@@ -109,9 +113,6 @@ def batch_norm_impl(input, running_mean, running_var, weight, bias, training, mo
             with no_grad():
                 data = input._data
                 if _kernel_statistics(data, running_mean, running_var):
-                    from .._info import get_num_threads
-                    from ..backends import cpu as _cpu
-
                     new_mean, new_var = array_kernel(
                         _running_kernel, data, running_mean._data, running_var._data, *counts,
                         momentum=momentum, threads=get_num_threads(),
@@ -151,8 +152,6 @@ def _save_running(out, running_mean, running_var):
     node = out._node
     if node is not None and node._saved is not None and (
             type(node) is _ops.BatchNorm or type(node) is _ops.BatchNormEval):
-        from ..autograd.graph import SavedTensor
-
         for name, running in (("running_mean", running_mean), ("running_var", running_var)):
             node._saved[name] = None if running is None else SavedTensor(running)
     return out
@@ -163,8 +162,6 @@ def _write_running(running, new) -> None:
     bumping their version counter (``bn.running_mean._version`` stays put over a training
     step), so eagerly this is a plain NumPy write; under leafgrad.compile it stays the table's
     ``copy_`` so that the capture records the write and replays it (without the bump)."""
-    from ..tensor import _wrap
-
     if _capture.active or type(running._data) is not np.ndarray:
         running.copy_(_wrap(new))
         counter = running._vc
@@ -180,8 +177,6 @@ def _kernel_statistics(data, running_mean, running_var) -> bool:
     """Whether the running statistics take torch's kernel (``_running_kernel``): a dense
     float32/float64 input (row-major or channels-last) with both running buffers of its
     dtype."""
-    from ..ops import _batch_norm_kernels
-
     return (type(data) is np.ndarray and data.dtype in (np.float32, np.float64)
             and running_mean is not None and running_var is not None
             and type(running_mean._data) is np.ndarray and type(running_var._data) is np.ndarray
@@ -197,9 +192,6 @@ def _running_kernel(data, running_mean, running_var, *batches, momentum, threads
     + (1 - m) * running`` (the product with m fused in float32's compiled loop, measured; not
     in float64's). NumPy's mean and var, before, gave other last bits on most channels (eval
     mode then normalised with them)."""
-    from ..ops import _batch_norm_kernels
-    from ..ops._float_kernels import fma
-
     if batches:
         momentum = 1.0 / float(batches[0])
     kind = data.dtype.type

@@ -27,6 +27,12 @@ from ..ops import pool as _ops_pool
 from ._layer_ops import (AdaptiveMaxPool2d, ChannelShuffle, Col2Im, Im2Col,  # registered ops
                          MaxUnpool2d, PixelShuffle, PixelUnshuffle, _blocks)
 from ._layer_ops import WeightNormInterface  # noqa: F401 - registered (nn.utils.weight_norm)
+from .._out import _C10
+from ..ops.trilinear import Trilinear
+from ._functional_nn import batch_norm, check_scalable, relu
+from ..ops.registry import array_kernel
+from ..autograd._vmap_state import batched_draw, random_levels, state as vmap_state
+from ._functional_nn import in_layout_of
 
 __all__ = ["max_pool1d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d",
            "adaptive_max_pool1d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d",
@@ -278,9 +284,6 @@ def bilinear(input1, input2, weight, bias=None):
 
 
 def _bilinear(input1, input2, weight, bias=None):
-    from .._out import _C10
-    from ..ops.trilinear import Trilinear
-
     named = [("input1", input1), ("input2", input2), ("weight", weight)] + (
         [("bias", bias)] if bias is not None else [])
     if len({tensor.dtype for _, tensor in named}) > 1:
@@ -357,8 +360,6 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     """Normalise each (sample, channel) plane on its own: ATen's batch norm over the input
     viewed as (1, N*C, ...), per-channel parameters and statistics repeated N times, the
     running statistics then averaged back over the batch (ViewBackward0 on top)."""
-    from ._functional_nn import batch_norm
-
     if use_input_stats:
         spatial = 1
         for size in input.shape[2:]:
@@ -529,7 +530,6 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
 def _lp_finish(out, window: int, norm_type):
     """torch's tail: sign(out) * relu(|out|) times the window size, to the power 1/p."""
     from .. import sign
-    from ._functional_nn import relu
 
     return (sign(out) * relu(out.abs())).mul(window).pow(1.0 / norm_type)
 
@@ -710,7 +710,6 @@ def _dropout_impl(input, p, train, inplace, feature, alpha):
     if p == 0 or not train or input.numel() == 0:
         return input
     dtype = input._data.dtype
-    from ..ops.registry import array_kernel
 
     if p == 1:
         # a kernel: leafgrad.compile records the constant instead of refusing a fresh array
@@ -719,7 +718,6 @@ def _dropout_impl(input, p, train, inplace, feature, alpha):
     if feature and input.dim() < 2:  # ATen checks when it makes the noise, after p == 1
         raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2) if feature else tuple(input.shape)
-    from ..autograd._vmap_state import batched_draw, random_levels, state as vmap_state
 
     levels = ()
     if vmap_state.active:  # vmap(randomness='different'): noise per example, batch dims first
@@ -734,7 +732,6 @@ def _dropout_impl(input, p, train, inplace, feature, alpha):
     elif feature or vmap_state.stack:  # (Note: functorch's operator hacks, _functional_nn.py)
         noise = array_kernel(kernel, p=p, shape=shape, dtype=dtype)
     else:  # ATen's empty_like(input): the noise in the input's memory order
-        from ._functional_nn import in_layout_of
 
         noise = in_layout_of(input._data, array_kernel, kernel, p, shape)
     parts = noise if alpha else (noise,)
@@ -754,8 +751,6 @@ def _dropout_impl(input, p, train, inplace, feature, alpha):
 
 def _feature_noise(p, shape, dtype):
     """(Feature) dropout's scaled keep mask: one bernoulli_(1 - p) draw, / (1 - p)."""
-    from ._functional_nn import check_scalable
-
     noise = _random.bernoulli(1 - p, shape, dtype)
     check_scalable(dtype, noise.size)
     return noise / dtype.type(1 - p)
@@ -763,8 +758,6 @@ def _feature_noise(p, shape, dtype):
 
 def _alpha_noise(p, shape, dtype):
     """Alpha dropout's multiplier and shift: ``(noise * a, (noise - 1) * alpha a + alpha a p)``."""
-    from ._functional_nn import check_scalable
-
     scalar = dtype.type
     noise = _random.bernoulli(1 - p, shape, dtype)
     check_scalable(dtype, noise.size)

@@ -12,6 +12,17 @@ import numpy as np
 from .. import _argparse
 from ..ops.registry import keep_index
 from ._functional_nn import _legacy_reduction, _not_differentiable, _reduce
+from ..ops import _cpp_operators
+from ..ops.native_forms import NormDims
+from ..autograd.grad_mode import no_grad
+from ..tensor import Tensor
+from ._functional_act import logsigmoid
+from ..ops.loss_extra import MultilabelMarginLoss, MultiMarginLoss, SoftMarginLoss
+from ..ops._promote import check_broadcast
+from ..ops.loss_ctc import CtcLoss
+from .._construct import check_scalar_write
+from .._argparse import invalid_combination
+from ..ops.registry import array_kernel
 
 __all__ = ["margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss",
            "pairwise_distance", "triplet_margin_loss", "poisson_nll_loss", "gaussian_nll_loss",
@@ -54,8 +65,6 @@ def hinge_embedding_loss(input, target, margin: float = 1.0, size_average=None, 
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
-        from .._construct import check_scalar_write
-
         # (that fill converts the margin to the integer dtype: truncated, or torch's error)
         margin = check_scalar_write(margin, input.dtype)
     margin_clamp = (margin - input).clamp_min_(0)
@@ -86,9 +95,6 @@ def cosine_embedding_loss(input1, input2, target, margin: float = 0.0, size_aver
 @_argparse.parsed("pairwise_distance")  # (a C function in torch: its parser's errors)
 def pairwise_distance(x1, x2, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False):
     """``||x1 - x2 + eps||_p`` over the last dim."""
-    from ..ops import _cpp_operators
-    from ..ops.native_forms import NormDims
-
     if p.__class__ is not float or eps.__class__ is not float or keepdim.__class__ is not bool:
         p, eps, keepdim = _argparse.doubles("pairwise_distance", ("p", p, 3, "float"),
                                             ("eps", eps, 4, "float"),
@@ -108,7 +114,6 @@ def triplet_margin_loss(anchor, positive, negative, margin: float = 1.0, p: floa
                         eps: float = 1e-6, swap: bool = False, size_average=None, reduce=None,
                         reduction: str = "mean"):
     from .. import minimum
-    from ..ops import _cpp_operators
 
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
@@ -135,8 +140,6 @@ def triplet_margin_loss(anchor, positive, negative, margin: float = 1.0, p: floa
 
 def poisson_nll_loss(input, target, log_input: bool = True, full: bool = False,
                      size_average=None, eps: float = 1e-8, reduce=None, reduction: str = "mean"):
-    from ..ops import _cpp_operators
-
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if reduction not in ("none", "mean", "sum"):  # (torch concatenates: a non-str is a TypeError)
         raise ValueError(reduction + " is not a valid value for reduction")
@@ -165,9 +168,6 @@ _check_var.always_runs = True  # leafgrad.compile: a check, never dropped as dea
 
 def gaussian_nll_loss(input, target, var, full: bool = False, eps: float = 1e-6,
                       reduction: str = "mean"):
-    from ..autograd.grad_mode import no_grad
-    from ..tensor import Tensor
-
     # torch's order: var's sign (a Python float checked as a number; any other non-tensor
     # reaches torch.any(bool), which its parser refuses), then var's size
     if isinstance(var, float):
@@ -177,15 +177,11 @@ def gaussian_nll_loss(input, target, var, full: bool = False, eps: float = 1e-6,
 
         var = var * ones_like(input)
     elif not isinstance(var, Tensor):
-        from .._argparse import invalid_combination
-
         raise invalid_combination("any", (var < 0,), {})
     elif var._data.dtype.kind == "c":
         if bool((var < 0).any()):  # the Tensor comparison raises torch's complex error
             raise ValueError("var has negative entry/entries")
     else:
-        from ..ops.registry import array_kernel
-
         # a check kernel: leafgrad.compile replays it (raising as eager code does) instead of
         # breaking the graph at a Python branch on the values
         array_kernel(_check_var, var._data)
@@ -210,8 +206,6 @@ def gaussian_nll_loss(input, target, var, full: bool = False, eps: float = 1e-6,
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
                                 reduction: str = "mean"):
-    from ._functional_act import logsigmoid
-
     reduction = _legacy_reduction(size_average, reduce, reduction)
     loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
     if weight is not None:
@@ -226,8 +220,6 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):
     """``log(1 + exp(-target * input))`` averaged (or summed); targets are +1 or -1."""
-    from ..ops.loss_extra import SoftMarginLoss
-
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     _not_differentiable("soft_margin_loss", "target", target)
@@ -235,7 +227,6 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction: s
         raise RuntimeError(
             "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
             "to invert a mask, use the `~` or `logical_not()` operator instead.")
-    from ..ops._promote import check_broadcast
 
     check_broadcast(tuple(input.shape), tuple(target.shape))  # (ATen's input * target)
     if input.dtype.name in ("int8", "int16", "int32", "int64", "uint8"):
@@ -251,8 +242,6 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction: s
 def multi_margin_loss(input, target, p: int = 1, margin: float = 1.0, weight=None,
                       size_average=None, reduce=None, reduction: str = "mean"):
     """The multi-class hinge loss over (N, C) (or (C,)) scores and class indices."""
-    from ..ops.loss_extra import MultiMarginLoss
-
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     if p not in (1, 2):
@@ -323,8 +312,6 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None,
                            reduction: str = "mean"):
     """The multi-label hinge loss over (N, C) (or (C,)) scores; each target row lists class
     indices up to its first -1."""
-    from ..ops.loss_extra import MultilabelMarginLoss
-
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     shape = list(input.shape)
@@ -347,8 +334,6 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None,
 
 
 def _lengths(value, name: str) -> np.ndarray:
-    from ..tensor import Tensor
-
     if isinstance(value, Tensor):
         if value._data.dtype.kind not in "iu":
             raise RuntimeError(f"{name} must be integral")
@@ -361,7 +346,6 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank: int = 0,
     """The connectionist temporal classification loss of (T, N, C) (or (T, C)) log
     probabilities against padded (N, S) or concatenated targets (torch's CPU algorithm)."""
     from .. import tensor as make_tensor, where, zeros
-    from ..ops.loss_ctc import CtcLoss
 
     _check_reduction(reduction)
     if log_probs.numel() == 0:

@@ -28,11 +28,23 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 from ..amp._state import fp32_inputs as _fp32_inputs  # noqa: E402 - autocast
 from ..amp._state import lower_inputs as _lower_inputs  # noqa: E402
+from ..tensor import _wrap, Tensor
+from .. import _functions, _rng as _random
+from .._functions_shape import broadcast_tensors
+from ..autograd._vmap_state import batched_draw, random_levels
+from ..ops._layout import _preserved_strides
+from ..ops.registry import array_kernel
+from .._compile.state import state as _capture
+from ..ops import _layout
+from ..ops.elementwise import MulScalar
+from ..sparse import _nn as sparse_nn
+from ..ops._batching import per_example_call
+from ..ops.reduce import _sum_all
+from ..ops.special_fns import AddScalarFormula
+from .._functions_math import xlogy
 
 
 def _tensor_cls():
-    from ..tensor import Tensor
-
     return Tensor
 
 
@@ -200,8 +212,6 @@ def _not_tensor(input, dim, operation) -> None:
     """Raise what torch's Python softmax functions raise for a non-Tensor input with a dim
     given: the failure of their first use of it (``input.softmax``, ``-input``), the
     AttributeError or TypeError Python itself gives."""
-    from ..tensor import Tensor
-
     if dim is not None and not isinstance(input, Tensor):
         operation(input)
 
@@ -239,8 +249,6 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 def _dropout_mask(p, shape, dtype):
     """Dropout's mask: bernoulli(1 - p) draws from the default generator, scaled by 1/(1-p)."""
-    from .. import _rng as _random
-
     if p == 1:
         return np.zeros(shape, dtype=dtype)  # no draw, as torch
     keep = _random.bernoulli(1 - p, shape, dtype)
@@ -252,7 +260,6 @@ def check_scalable(dtype, size: int) -> None:
     """ATen scales dropout's drawn noise in place (``noise.div_(1 - p)``): an integer or bool
     input's noise cannot hold the float result, after the draw (the generator has moved)."""
     if dtype.kind not in "fcV" and size:  # V: bfloat16
-        from .. import _dtype
 
         name = _dtype.from_numpy_dtype(dtype)._legacy
         raise RuntimeError(f"result type Float can't be cast to the desired output type {name}")
@@ -277,27 +284,21 @@ def dropout(input, p=0.5, training=True, inplace=False):
     except AttributeError:  # a non-Tensor input: torch's parser error
         _argparse.require_tensor(name, input)
         raise
-    from ..tensor import _wrap
 
     shape = tuple(input.shape)
     levels = ()
-    from ..autograd._vmap_state import random_levels, state as vmap_state
 
-    if vmap_state.active and p != 1:
+    if _vmap_state.active and p != 1:
         levels, sizes = random_levels()  # vmap(randomness='different'): a mask per example
         shape = tuple(sizes) + shape
     if levels:
-        from ..autograd._vmap_state import batched_draw
-
         with batched_draw():
             mask = _dropout_mask(p=p, shape=shape, dtype=input._data.dtype)
     else:
-        from ..ops.registry import array_kernel
-
         # leafgrad.compile records the draw as one node its replay runs again, so the
         # generator advances on every call exactly as eager; under a torch.func transform
         # functorch's dropout draws a contiguous mask (Note: functorch's operator hacks)
-        if vmap_state.stack:
+        if _vmap_state.stack:
             mask = array_kernel(_dropout_mask, p=p, shape=shape, dtype=input._data.dtype)
         else:
             mask = in_layout_of(input._data, array_kernel, _dropout_mask, p, shape)
@@ -316,8 +317,6 @@ def in_layout_of(data, array_kernel, kernel, p, shape):
     the memory order of torch's ``empty_like(input)`` (its bernoulli_ fills memory in order): a
     transposed input's mask is drawn transposed (generated-program seed 45574, dropout of a
     transposed expanded tensor)."""
-    from ..ops._layout import _preserved_strides
-
     strides = _preserved_strides(data) if data.ndim > 1 else None
     if strides is None:
         return array_kernel(kernel, p=p, shape=shape, dtype=data.dtype)
@@ -440,7 +439,6 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
         raise RuntimeError("'weight' must be 2-D")
     if indices.dtype.kind != "i":  # floats, bool and unsigned indices are refused
         raise _index_type_error(input, 1, "embedding")
-    from ..ops.registry import array_kernel
 
     # the bounds check and the int64 copy the op keeps: one kernel, so that leafgrad.compile
     # checks (and copies) the indices of every replay
@@ -448,7 +446,6 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     if padding_idx is not None and padding_idx < 0:
         padding_idx += weight.shape[0]
     if sparse:  # the weight's gradient is a sparse tensor (leafgrad.sparse)
-        from ..sparse import _nn as sparse_nn
 
         return sparse_nn.embedding(weight, checked, padding_idx, scale_grad_by_freq)
     result = _ops.Embedding.apply(weight, indices=checked, padding_idx=padding_idx,
@@ -459,8 +456,6 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
 def _embedding_renorm(weight, input, max_norm, norm_type) -> None:
     """torch's embedding_renorm_: each distinct row whose norm (the row's own norm, as a
     double) exceeds max_norm is scaled in place by max_norm / (norm + 1e-7)."""
-    from .._compile.state import state as _capture
-
     if max_norm.__class__ is not float or norm_type.__class__ is not float:  # (its parser)
         max_norm, norm_type = _argparse.doubles("embedding_renorm_", ("max_norm", max_norm, 3,
                                                                       "float"),
@@ -493,13 +488,10 @@ def _embedding_indices(indices, rows):
 
 @_argparse.parsed("one_hot")  # (a C function in torch: its parser's errors)
 def one_hot(tensor, num_classes=-1):
-    from ..tensor import _wrap
-
     if num_classes.__class__ is not int:
         num_classes = _argparse.int_arg("one_hot", "num_classes", num_classes)
 
     if _vmap_state.active:  # torch's composite runs per example (its max needs a value)
-        from ..ops._batching import per_example_call
 
         if num_classes <= 0 and type(tensor).__name__ == "BatchedTensor":
             raise RuntimeError("When vmap-ing torch.nn.functional.one_hot, please provide an "
@@ -608,7 +600,6 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     # torch's group_norm runs its kernel on input.contiguous(input.suggest_memory_format()):
     # a CloneBackward0 for a strided input (it was missing: generated-program seed 30662)
     from .. import channels_last, channels_last_3d, contiguous_format
-    from ..ops import _layout
 
     if input.ndim in (4, 5) and _layout.is_channels_last(input._data, input.ndim):
         input = input.contiguous(memory_format=channels_last if input.ndim == 4
@@ -624,7 +615,6 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     norm = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
     if out is None:
         return input / norm
-    from .. import _functions
 
     return _functions.div(input, norm, out=out)  # torch's composite: div with out=
 
@@ -634,7 +624,6 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """As ATen: broadcast, divide each side by its norm first (stabler), the norms clamped to
     eps without recording the clamp (so its gradient passes through)."""
     from .. import broadcast_tensors, linalg
-    from ..autograd.grad_mode import no_grad
 
     if dim.__class__ is not int:
         dim = _argparse.int_arg("cosine_similarity", "dim", dim)
@@ -802,8 +791,6 @@ def _expanded(input, target):
     """torch's losses broadcast input and target to one shape first (broadcast_tensors:
     ExpandBackward0 for the one that grows; a 0-d target then promotes as a dimensioned
     tensor: mse_loss of float32 and a 0-d float64 is float64, generated-program seed 222)."""
-    from .. import broadcast_tensors
-
     return broadcast_tensors(input, target)
 
 
@@ -990,8 +977,6 @@ def _cross_entropy(input, target, weight, size_average, ignore_index, reduce, re
     nll = nll_loss(log_p, target, weight, ignore_index=ignore_index, reduction=reduction)
     if label_smoothing == 0:
         return nll
-    from ..ops.registry import array_kernel
-    from ..tensor import _wrap
 
     # the ignored mask and the mean's divisor are kernels computed from the target (no branch
     # on its values here), so leafgrad.compile replays them (Note: masks as kernels in
@@ -1016,7 +1001,6 @@ def _cross_entropy(input, target, weight, size_average, ignore_index, reduce, re
     # torch's C++: (1 - label_smoothing) * nll + ret * (label_smoothing / n_classes), products
     # with Scalars (MulBackward1; Tensor products recorded MulBackward0: generated-program seed
     # 31018)
-    from ..ops.elementwise import MulScalar
 
     return (MulScalar.apply(nll, other=1 - label_smoothing)
             + MulScalar.apply(smooth, other=label_smoothing / classes))
@@ -1032,7 +1016,6 @@ def _smoothing_divisor(target, *weight, ignore_index, dtype):
     ignored = target == ignore_index
     if weight:
         safe = np.where(ignored, 0, target)
-        from ..ops.reduce import _sum_all
 
         # torch: weight.gather(0, kept targets).sum(), a sum in its order of additions
         kept = np.ascontiguousarray(weight[0][safe][~ignored])
@@ -1043,8 +1026,6 @@ def _smoothing_divisor(target, *weight, ignore_index, dtype):
 def _cross_entropy_probabilities(log_p, target, weight, reduction, label_smoothing, class_dim,
                                  classes):
     if label_smoothing > 0:  # Scalar product and sum, as torch's C++ (MulBackward1, AddBackward1)
-        from ..ops.elementwise import MulScalar
-        from ..ops.special_fns import AddScalarFormula
 
         target = AddScalarFormula.apply(MulScalar.apply(target, other=1 - label_smoothing),
                                         other=label_smoothing / classes)
@@ -1177,7 +1158,6 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     else:
         # (0 * log(0) is 0; its target gradient at a 0 target is NaN, from xlogy's y / x term,
         # as torch's)
-        from .._functions_math import xlogy
 
         product = target * input
         losses = xlogy(target, target) - product

@@ -12,6 +12,8 @@ from ..ops import pool as _ops_pool
 from ..ops.registry import keep_index
 from ..ops.pool3d import (AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, MaxPool3d,
                           MaxUnpool3d)
+from ..ops.pool import _pool_size
+from ._functional_layers import _lp_finish, _unpool_output_size
 
 __all__ = ["max_pool3d", "max_pool3d_with_indices", "avg_pool3d", "adaptive_avg_pool3d",
            "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "max_unpool3d",
@@ -101,8 +103,6 @@ def _check_pad(kernel, padding, dilation, stride=None) -> None:
 
 
 def _output_sizes(input, kernel, stride, padding, dilation, ceil_mode):
-    from ..ops.pool import _pool_size
-
     sizes = input.shape[-3:]
     return tuple(_pool_size(s, k, st, p, d, ceil_mode)
                  for s, k, st, p, d in zip(sizes, kernel, stride, padding, dilation))
@@ -219,8 +219,6 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
 
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """The partial inverse of max_pool3d: values back at their indices, zeros elsewhere."""
-    from ._functional_layers import _unpool_output_size
-
     kernel = _triple(kernel_size, "")
     step = _triple(stride, "") if stride is not None else kernel
     size = _unpool_output_size(input, kernel, step, _triple(padding, ""), output_size)
@@ -245,8 +243,6 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """Power-average pooling over 3-d windows: ``(sum of x^p) ^ (1/p)`` (p = inf: max |x|)."""
-    from ._functional_layers import _lp_finish
-
     kd, kh, kw = kernel_size if isinstance(kernel_size, (tuple, list)) else (kernel_size,) * 3
     if isinstance(norm_type, (int, float)):
         if norm_type == math.inf:

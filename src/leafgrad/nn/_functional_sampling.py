@@ -17,14 +17,15 @@ from .. import _dtype
 from ..ops._forward import auto_linear
 from ..ops.linalg import _bmm
 from ..ops.registry import Op, register
+from .. import _rng
+from ..tensor import _wrap
+from .._dtype import from_numpy_dtype
 
 __all__ = ["gumbel_softmax", "affine_grid"]
 
 
 def _exponential(shape, dtype: np.dtype, generator=None) -> np.ndarray:
     """torch's CPU ``exponential_()`` (rate 1) for float32/float64 tensors."""
-    from .. import _rng
-
     gen = _rng._generator(generator)
     count = int(np.prod(shape))
     u = _rng._uniform53(gen, count)
@@ -38,7 +39,6 @@ def gumbel_softmax(logits, tau: float = 1, hard: bool = False, eps: float = 1e-1
     Gumbel noise ``g``; ``hard`` returns one-hot vectors whose gradient is the soft sample's
     (the straight-through estimator)."""
     from .. import zeros_like
-    from ..tensor import _wrap
 
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.", UserWarning,
@@ -61,7 +61,6 @@ def _linspace_from_neg_one(steps: int, align_corners: bool, dtype) -> np.ndarray
     """ATen's grid coordinates along one dim: linspace(-1, 1), shrunk by (n - 1) / n unless
     ``align_corners``; a single step is 0."""
     from .. import linspace
-    from .._dtype import from_numpy_dtype
 
     if steps <= 1:
         return np.zeros(1, dtype=dtype)
@@ -111,8 +110,6 @@ class AffineGridGenerator(Op):
         return np.ascontiguousarray(grid.reshape((n,) + tuple(size[2:]) + (dims,)))
 
     def backward(self, grad):
-        from ..tensor import _wrap
-
         size, align = self._params["size"], self._params["align_corners"]
         # torch: base_grid.view(N, HW, dims + 1).transpose(1, 2).bmm(grad.view(N, HW, dims))
         n, dims = size[0], len(size) - 2

@@ -12,6 +12,7 @@ import numpy as np
 from .. import _argparse, _dtype
 from .._device import device as _device_class
 from .registry import OPS, Op, keep_index, register
+from ..tensor import Tensor, _wrap_dim
 from .elementwise import (
     Abs, Add, Clamp, Clone, Copy, Cos, Div, Eq, Exp, Fill, FillTensor, Ge, Gt, Le, Log,
     BitwiseAnd, BitwiseNot, BitwiseOr, BitwiseXor, LeftShift, RightShift, Lt, MaskedZero, Mul, Ne, Neg, PowScalar, PowScalarBase, PowTensor, Reciprocal,
@@ -33,20 +34,17 @@ from .rnn import LSTMLayer, lstm, lstm_cell, lstm_update
 from . import activation_extra, activation_inplace, loss_ctc, loss_extra, pool3d  # noqa: F401 - register their ops
 from . import compare_inplace  # noqa: F401,E402 - registers its ops
 from . import elementwise_misc, matrix_extra, scatter_extra, shape_misc  # noqa: F401 - register their ops
+from .._construct import check_scalar_write
+from .._memory_format import channels_last, channels_last_3d, preserve_format
+from .. import _meta
+from .._memory_format import contiguous_format
+from ..autograd.graph import _LEGACY_TYPE_NAMES
 
 __all__ = ["OPS", "Op", "keep_index", "register"]
 
 
 def _tensor_type():
-    from ..tensor import Tensor
-
     return Tensor
-
-
-def _wrap_dim(dim, ndim):
-    from ..tensor import _wrap_dim as wrap
-
-    return wrap(dim, ndim)
 
 
 def pow(base, exponent):  # noqa: A001 - torch's name
@@ -70,8 +68,6 @@ def pow(base, exponent):  # noqa: A001 - torch's name
 def check_int_exponent(base, exponent: int) -> None:
     """torch's pow(integer tensor, int): a negative exponent is refused (by the kernel),
     else it converts (checked) to the tensor's dtype, after the Python int became an int64."""
-    from .._construct import check_scalar_write
-
     if exponent < 0:
         return  # (PowScalar's "Integers to negative integer powers" comes first)
     if not -2**63 <= exponent < 2**63:
@@ -155,7 +151,6 @@ def to(tensor, /, *args, **kwargs):
             target = use(arg)
     if target is not None and (target.type == "meta") != tensor.is_meta:
         return _to_device(tensor, target, dtype)
-    from .._memory_format import channels_last, channels_last_3d, preserve_format
 
     if memory_format is not None and memory_format is not preserve_format:
         # torch's to(memory_format=...) returns self only when the tensor already has that
@@ -164,7 +159,6 @@ def to(tensor, /, *args, **kwargs):
                                  (channels_last_3d, 5, "channels_last_3d")):
             if memory_format is kind and tensor.dim() != rank:
                 raise RuntimeError(f"required rank {rank} tensor to use {name} format")
-        from .._memory_format import contiguous_format
         from . import _layout
 
         data = tensor._data
@@ -204,8 +198,6 @@ def _number_as_tensor(args: tuple, kwargs: dict, keyword: bool = False) -> tuple
 def _to_device(tensor, target, dtype):
     """``to()`` between the CPU and the meta device (Note: meta tensors, _meta.py): to meta, a
     recorded copy (ToCopyBackward0) without data; out of meta, torch's error."""
-    from .. import _meta
-
     if target.type != "meta":
         raise NotImplementedError(_meta.NO_DATA)
     result = ToCopy.apply(tensor, dtype=(dtype.np if dtype is not None else tensor._data.dtype))
@@ -291,8 +283,6 @@ def expand(tensor, sizes):
     sizes = parse_shape(sizes, "expand")
     shape = tensor.shape
     if len(sizes) < len(shape):
-        from ..autograd.graph import _LEGACY_TYPE_NAMES
-
         legacy = tensor.dtype._legacy  # (at::Tensor::toString, as torch's Python layer shows it)
         kind = f"torch.{legacy}Tensor" if legacy in _LEGACY_TYPE_NAMES else f"CPU{legacy}Type"
         raise RuntimeError(
@@ -329,9 +319,6 @@ def expand(tensor, sizes):
 def narrow(tensor, dim, start, length, *, parsed: tuple | None = None):
     """``narrow``: torch's checks in its order (``parsed``: the call as the user made it, for
     the parser's message)."""
-    from .. import _argparse
-    from ..tensor import Tensor
-
     if isinstance(start, Tensor):  # the overload taking a 0-d integral tensor start
         if start.ndim != 0 or start._data.dtype.kind not in "iu":
             raise RuntimeError("start must be an 0-dim integral Tensor.")

@@ -9,6 +9,7 @@ of ATen: another name raises torch's AttributeError for an unknown operator.
 """
 
 from __future__ import annotations
+from .registry import OPS
 
 
 def _lib():
@@ -29,14 +30,10 @@ _REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}  # ATen's at::Reduction enum
 def _scalar(op: str, tensor, number):
     """An op's Scalar overload: torch records its own node for it (aten.add.Scalar:
     AddBackward1; ``tensor + 2`` records AddBackward0)."""
-    from .registry import OPS
-
     return OPS[op].apply(tensor, other=number)
 
 def _alias(tensor):
     """aten.alias: a view of the whole tensor (AliasBackward0), as torch's view ops record."""
-    from .registry import OPS
-
     return OPS["Alias"].apply(tensor)
 
 

@@ -55,6 +55,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _float_kernels
+from .reduce import _mean_dims, _sum_dims
 
 _F32 = np.float32
 _F64 = np.float64
@@ -191,8 +192,6 @@ def statistics(x: np.ndarray, eps: float, threads: int, torch_bits: bool):
     count = x.size // channels
     found = moments(x, threads, torch_bits)
     if found is None:
-        from .reduce import _mean_dims
-
         dims = (0,) + tuple(range(2, x.ndim))
         mean = np.asarray(_mean_dims(x, dims, False, True, True)).astype(dtype).reshape(channels)
         centred = _memory_rows(x, _stride_order(x)).astype(_F64) - mean.astype(_F64)
@@ -336,8 +335,6 @@ def backward(dy: np.ndarray, x: np.ndarray, weight, eps: float, mask, threads: i
         grad_w = dotp * invstd
         grad_b = total
     else:
-        from .reduce import _sum_dims
-
         dims = (0,) + tuple(range(2, x.ndim))
         total = np.asarray(_sum_dims(dy, dims, False, None)).astype(dtype).reshape(channels)
         centred = x - mean.reshape(shape)

@@ -30,6 +30,10 @@ import numpy as np
 from ..autograd._vmap_state import EQUAL_UNDER_VMAP, RETAIN_GRAD, state
 from ..autograd.forward_ad import state as _fw_state
 from ..tensor import Tensor, _new, _wrap
+from ..autograd._transform_levels import _grad_levels, wrapper_repr
+from ._forward import auto_element_wise
+from ..autograd.forward_ad import get_tangent, set_tangent
+from .registry import OPS
 
 __all__ = ["BatchedTensor", "LogicalArray", "batched_apply", "wrap", "levels_of", "physical"]
 
@@ -79,7 +83,6 @@ class BatchedTensor(Tensor):
 
     def __repr__(self, *, tensor_contents=None) -> str:
         # torch's nesting, innermost level outside; leafgrad keeps batch dims in front
-        from ..autograd._transform_levels import wrapper_repr
 
         text = wrapper_repr(self._value, self._levels)  # with grad levels between
         if text is not None:
@@ -232,8 +235,6 @@ def wrap(value: Tensor, levels: tuple) -> Tensor:
 def shown_batched(tensor: BatchedTensor) -> bool:
     """Whether ``tensor``'s outermost wrapper in torch is its BatchedTensor (see Note: what
     autograd shows of a batched tensor)."""
-    from ..autograd._transform_levels import _grad_levels
-
     if not state.stack:  # a batched tensor kept past its vmap
         return False
     grad_levels = _grad_levels(tensor._value)
@@ -387,7 +388,6 @@ def rule_for(cls):
     if rule is not None:
         return rule
     from ._batching_rules import elementwise
-    from ._forward import auto_element_wise
 
     if getattr(cls, "jvp", None) is auto_element_wise:
         return elementwise
@@ -433,8 +433,6 @@ def _tangents_in_primal_layout(result) -> None:
     is jacfwd over jacrev, of a linear model's loss: other last bits). Here the primal's
     example layout is the order of its physical strides over the dims that are not the
     tangent's batch dims (those of the vmap levels open outside the jvp)."""
-    from ..autograd.forward_ad import get_tangent, set_tangent
-
     outputs = result if isinstance(result, (tuple, list)) else (result,)
     outer = _levels_outside_dual()
     for out in outputs:
@@ -711,7 +709,6 @@ def batched_inplace(op, target, others: tuple, params: dict):
         }
         inplace(op, target._value, *aligned, **aligned_params)
         return target
-    from .registry import OPS
 
     if "self" in op.saves:
         # the result is computed out of place and then copied into target: an op that saves

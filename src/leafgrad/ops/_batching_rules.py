@@ -39,6 +39,9 @@ from ._batching import (
     wrap,
     wrap_result,
 )
+from .. import _dtype
+from .registry import OPS
+from ..autograd.function import Function
 
 __all__ = ["elementwise", "dims", "shape", "leading", "fold", "reduce_all", "decompose",
            "permute", "matmul_like", "loss"]
@@ -87,7 +90,6 @@ def _logically_promoted(args, physical):
         return physical
     if sum(isinstance(a, Tensor) for a in args) < 2:
         return physical
-    from .. import _dtype
 
     operands = [a for a in args if isinstance(a, (Tensor, bool, int, float, complex))]
     logical = _dtype.result_type(*operands)
@@ -276,8 +278,6 @@ def reduce_all(op_name: str, *, dim: str = "dim", **fixed):
     """A full reduction: the op's dim form over the flattened example."""
 
     def rule(cls, args, params):
-        from .registry import OPS
-
         value = args[0]
         levels = value._levels
         count = len(levels)
@@ -479,8 +479,6 @@ def _per_example_apply(name: str, values, grads, a: Tensor, b: Tensor) -> Tensor
     matmul, the gradients torch's node gives each example."""
     function = _PER_EXAMPLE.get(name)
     if function is None:
-        from ..autograd.function import Function
-
         class PerExample(Function):
             @staticmethod
             def forward(ctx, a, b):
@@ -525,8 +523,6 @@ def loss(cls, args, params):
 
 def _nll(a, weight, *, target, reduction, ignore_index):
     """nll_loss per example: 'none' over the batch, then each example's sum or weighted mean."""
-    from .registry import OPS
-
     nll = OPS["NllLoss"]
     if type(weight) is BatchedTensor or type(a) is not BatchedTensor:
         return NotImplemented
@@ -566,8 +562,6 @@ nll_loss = decompose(_nll)
 
 
 def _embedding(weight, *, indices, **params):
-    from .registry import OPS
-
     if type(weight) is BatchedTensor:
         return _embedding_batched_weight(weight, indices, params)
     if not _is_batched(indices):
@@ -581,8 +575,6 @@ def _embedding_batched_weight(weight, indices, params):
     """Each example looks rows up in its own weight: one advanced index over the flattened
     batch (its backward scatters into each example's rows). padding_idx and
     scale_grad_by_freq change the weight's gradient, so those calls take the loop."""
-    from .registry import OPS
-
     padding = params.get("padding_idx")
     if (padding is not None and padding >= 0) or params.get("scale_grad_by_freq"):
         return NotImplemented
@@ -677,8 +669,6 @@ trace = decompose(_trace)
 
 def addmm(cls, args, params):
     """addmm, addmv, baddbmm: ``beta * self + alpha * (mat1 @ mat2)``, each op batched."""
-    from .registry import OPS
-
     bias, a, b = args
     product = OPS[{"Addmm": "Mm", "Addmv": "Mv", "Baddbmm": "Bmm"}[cls.op_name]].apply(a, b)
     alpha = params.get("alpha", 1)
@@ -721,7 +711,6 @@ def solve(cls, args, params):
 
 def _masked_fill_tensor(a, value, *, mask):
     from ..tensor import _wrap
-    from .registry import OPS
 
     if isinstance(mask, LogicalArray) and type(mask.batched) is BatchedTensor:
         condition = mask.batched

@@ -21,6 +21,7 @@ import numpy as np
 
 from . import _isa, _libm
 from ._softmax_bits import _fma64  # a * b + c rounded once (float64)
+from . import _layout
 
 __all__ = ["i0", "i0e", "i1", "i1e"]
 
@@ -141,7 +142,6 @@ def i0e(x):
     # float16/bfloat16: ATen's vector loop computes in float32 and rounds once, but calc_i0e
     # has no float32 overload for them, so its scalar loop (the elements outside the vectors)
     # computes in the dtype itself, every operation rounded to it
-    from . import _layout
 
     vectorised = _layout.vectorized_elements(x.shape, (x,), x.itemsize)
     scalar = np.ones(x.shape, bool) if vectorised is None else ~vectorised

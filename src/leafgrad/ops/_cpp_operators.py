@@ -15,6 +15,9 @@ it and keeps Python's forms.
 """
 
 from __future__ import annotations
+from .special_fns import AddScalarFormula
+from .elementwise import Div, MulScalar, Sub, SubScalar
+from .loss import DivScalar
 
 
 def _full(like, number):
@@ -30,40 +33,28 @@ def _inexact(tensor) -> bool:
 def add(tensor, number):
     """C++'s ``tensor + number`` (also for ATen composites written in C++: pairwise_distance's
     ``+ eps``); Python's for other dtypes."""
-    from .special_fns import AddScalarFormula
-
     if not _inexact(tensor):
         return tensor + number
     return AddScalarFormula.apply(tensor, other=number)
 
 
 def sub(tensor, number):
-    from .elementwise import SubScalar
-
     return SubScalar.apply(tensor, other=number)
 
 
 def rsub(tensor, number):
-    from .elementwise import Sub
-
     return Sub.apply(_full(tensor, number), tensor)
 
 
 def mul(tensor, number):
-    from .elementwise import MulScalar
-
     if not _inexact(tensor):
         return tensor * number
     return MulScalar.apply(tensor, other=number)
 
 
 def div(tensor, number):
-    from .loss import DivScalar
-
     return DivScalar.apply(tensor, other=number)
 
 
 def rdiv(tensor, number):
-    from .elementwise import Div
-
     return Div.apply(_full(tensor, number), tensor)

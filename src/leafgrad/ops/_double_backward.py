@@ -16,6 +16,10 @@ from ..autograd.grad_mode import state as _grad_state
 from ..autograd.forward_ad import state as _dual_state
 from ..autograd._vmap_state import state as _vmap_state
 from .._compile.state import state as _capture
+from ._forward import jvp_by_decomposition
+from .registry import Op
+from ..autograd import _grad as differentiate
+from ..autograd.grad_mode import enable_grad
 
 
 def records_double_backward() -> bool:
@@ -72,8 +76,6 @@ def self_edge(cls):
 def formula_jvp(function, primals, tangents) -> tuple:
     """The output tangents of a backward formula ``function(*primals) -> tuple of Tensors or
     None`` in forward mode (None for an output it does not compute)."""
-    from ._forward import jvp_by_decomposition
-
     computed = []
 
     def run(*inputs):
@@ -110,9 +112,6 @@ class RecordedFormula:
                            primals, tangents)
 
     def backward(self, grads):
-        from ..autograd import _grad as differentiate
-        from ..autograd.grad_mode import enable_grad
-
         create = _grad_state.grad_enabled
         saved = self._saved
         tensors = [self.saved(name) if saved is None or name in saved else None
@@ -172,8 +171,6 @@ def not_implemented_gradient(kernel: str, value, *inputs):
 
 
 def _make_not_implemented_node():
-    from .registry import Op
-
     class NotImplemented(Op):
         """Not in the op table: its backward only raises (nothing to gradcheck)."""
 

@@ -43,6 +43,8 @@ import numpy as np
 
 from . import _blas, _isa, _libm, _mkl, _softmax_bits
 from ._float_kernels import fma
+from ._float_kernels import _glibc_exp_array
+from .._info import get_num_threads
 
 _F32 = np.float32
 _F64 = np.float64
@@ -174,7 +176,6 @@ def _double_exp(x: np.ndarray, exact: bool) -> np.ndarray:
     if not exact:
         with np.errstate(all="ignore"):
             return np.exp(x)
-    from ._float_kernels import _glibc_exp_array
 
     return np.asarray(_glibc_exp_array(x), dtype=_F64).reshape(x.shape)
 
@@ -286,8 +287,6 @@ class _Threads:
     (MKL's thread-local setting, restored after)."""
 
     def __init__(self, tasks: int):
-        from .._info import get_num_threads
-
         self.sequential = tasks > 1 and get_num_threads() > 1
         self.previous = None
 
@@ -330,8 +329,6 @@ def _regions(count: int, size: int, shift: int, dtype: np.dtype) -> np.ndarray:
 def _thread_of(count: int) -> np.ndarray:
     """The OpenMP thread that runs each of ``count`` tasks under at::parallel_for (grain 1):
     ``min(threads, count)`` threads take consecutive chunks of ``ceil(count / threads)``."""
-    from .._info import get_num_threads
-
     used = max(1, min(get_num_threads(), count))
     return np.arange(count) // -(-count // used)
 

@@ -43,6 +43,8 @@ from ..autograd._vmap_state import state as _vmap_state
 from ..autograd.graph import SavedTensor
 from ..tensor import Tensor, _wrap
 from .registry import Op
+from ._promote import result_np_dtype
+from ._layout import empty_like_source
 
 __all__ = ["dual_apply", "dual_inplace", "auto_linear", "auto_element_wise", "jvp_sum"]
 
@@ -154,8 +156,6 @@ def empty_strided_like(tensor: Tensor, dtype=None) -> Tensor:
     np_dtype = data.dtype if dtype is None else dtype.np
     strides = tensor.stride()
     if data.size == 0 or any(s <= 0 for s in strides) or data.flags.c_contiguous:
-        from ._layout import empty_like_source
-
         array = np.empty(data.shape, np_dtype)
         kept = empty_like_source(array, data)  # an empty tensor's own strides, as torch
         return _wrap(array if kept is None else kept)
@@ -331,7 +331,6 @@ def _lifted_numbers(cls, args, tangents):
             tangents[index] = ZeroPromotion(zero.dtype)
     if operands is None:
         return args, tangents, None
-    from ._promote import result_np_dtype
 
     target = result_np_dtype(*(value._data for value in operands if isinstance(value, Tensor)))
     return args, tangents, target

@@ -4,6 +4,7 @@ the count (or one per output), as measured against torch 2.13 (tests/test_fuzz10
 """
 
 from __future__ import annotations
+from . import _layout
 
 
 def values_and_indices(arrays, params):
@@ -107,8 +108,6 @@ def restrided_2d_upsample(arrays, params):
     """2-d nearest, nearest-exact and bilinear upsampling: torch's kernel writes its output
     once more (a copy into the suggested memory format) unless contiguous and channels-last
     strides coincide for it (one channel, or a 1x1 output) or the input is channels-last."""
-    from . import _layout
-
     x = arrays[0]
     sizes = params.get("output_size") or ()
     spatial = 1

@@ -53,6 +53,8 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+from ._softmax_bits import _split64
+from ._float_kernels import product_error
 
 _F32 = np.float32
 _F64 = np.float64
@@ -220,8 +222,6 @@ def _fma64(a, b, c, b_split=None) -> np.ndarray:
 
 
 def _reciprocal_splits():
-    from ._softmax_bits import _split64
-
     return [_split64(1.0 / (j + 1)) for j in range(_CHUNK)]
 
 
@@ -582,7 +582,6 @@ def _parameter_grads(dy, rows, mean, rstd, mask, threads: int, torch_bits: bool)
         fma = _fma64_quiet if double else _fma
         centred = fma(shares(rstd, 1), shares(rows, length), shares(-rstd * mean, 1))
         if double:  # the products and their exact tails at once; the sums below per row
-            from ._float_kernels import product_error
 
             with np.errstate(all="ignore"):
                 products = grads * centred

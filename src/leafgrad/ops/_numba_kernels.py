@@ -55,6 +55,7 @@ import numpy as np
 
 from ..backends import cpu as _cpu
 from . import _isa
+from . import _blas
 
 _F32 = np.float32
 _F64 = np.float64
@@ -220,8 +221,6 @@ def adam_moments(grad, exp_avg, exp_avg_sq, weight, beta2, one_minus_beta2) -> b
     """optim/adam.py's first and second moment updates in place (float32, one shape,
     C-contiguous, at least 1-d), or False (not served: its NumPy steps run). Where MKL's axpy
     fuses, adam.py's small-weight lerp is that call: not served either."""
-    from . import _blas
-
     if not (grad.ndim and _flat_operands(grad, exp_avg, exp_avg_sq) and grad.dtype == _F32
             and exp_avg.flags.writeable and exp_avg_sq.flags.writeable):
         return False

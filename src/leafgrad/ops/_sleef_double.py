@@ -32,6 +32,7 @@ from . import _float_kernels, _layout, _libm
 from ._select import where as _where
 from ._softmax_bits import (EXPD_LIMIT, _L2L_64, _L2U_64, _LN2_HIGH, _LN2_LOW, _LOGD_POLY,
                             _R_LN2_64, _fma64, _split64, expd)
+from ._special import erf
 
 _F64 = np.float64
 
@@ -518,7 +519,6 @@ def _scalar_erf(values: np.ndarray, replay: bool) -> np.ndarray:
     if replay or values.size <= _libm.EXACT_MAX:
         flat = [math.erf(v) for v in np.ravel(values).tolist()]
         return np.array(flat, dtype=_F64).reshape(np.shape(values))
-    from ._special import erf
 
     return erf(values)
 
@@ -532,8 +532,6 @@ def _erf_map(values: np.ndarray, part) -> np.ndarray:
         with np.errstate(all="ignore"):
             out = erfd(values)
     else:
-        from ._special import erf
-
         out = erf(values)
     if part is not None:
         out[part] = _scalar_erf(values[part], replay)

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import numpy as np
+from . import _mkl
 
 _TWO_OVER_SQRT_PI = 1.1283791670955126
 
@@ -43,8 +44,6 @@ def _from_mkl(name: str, x: np.ndarray):
     """MKL's ``name`` of the float64 array where the ``mkl`` extra is installed (one pass,
     ~1 ulp), else None: the series below costs ~160 NumPy passes (GELU of 524,288 elements,
     forward and backward: 240 ms)."""
-    from . import _mkl
-
     if not x.size or not _mkl.available():
         return None
     return _mkl.kernel(name, x)  # (it keeps x's order of strides, as torch's unary kernels)

@@ -16,6 +16,7 @@ import numpy as np
 
 from . import _libm
 from ._special import erf, erfc
+from ._float_kernels import fma
 
 _PI = math.pi
 _SQRT2 = math.sqrt(2.0)
@@ -128,8 +129,6 @@ def trigamma(x):
     with the three multiply-adds fused as the compiler builds it. (float32 before: 21% of
     values a last bit off, pi * pi taken in double; now every bit up to EXACT_MAX reflected
     elements, above it float64's sin rounded.)"""
-    from ._float_kernels import fma
-
     real = x.dtype.type
     pi = real(_PI)
     reflected = x < real(0.5)
@@ -261,8 +260,6 @@ def _c_function(name: str, dtype):
     """The C library's one-argument function ``name`` for a float32 or float64 Python number
     (math's where there is no C library)."""
     import ctypes
-
-    from . import _libm
 
     library = _libm._c_library()
     function = getattr(library, name, None) if library else None

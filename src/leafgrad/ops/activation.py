@@ -22,6 +22,12 @@ from . import _batching_rules as batch
 from . import _uint
 from ._double_backward import ActivationBackward, records_double_backward
 from .registry import Op, array_kernel, plain_backward, register
+from ._bfloat16 import to_bfloat16
+from .elementwise import _scale, _sigmoid, SigmoidBackward
+from .._compile.state import state as capture
+from .elementwise import _legacy_name
+from .._dtype import from_numpy_dtype
+from .special_fns import AddScalarFormula
 
 _SQRT_HALF = math.sqrt(0.5)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -40,8 +46,6 @@ def _floating(a: np.ndarray, kernel: str) -> np.ndarray:
     """``a`` (floating); an integer or bool array gets torch's error for its kernel, which has
     no integer form: ``"elu_cpu" not implemented for 'Long'``."""
     if a.dtype.kind in "iub":
-        from .elementwise import _legacy_name
-
         raise NotImplementedError(f'"{kernel}" not implemented for \'{_legacy_name(a)}\'')
     return _float(a)
 
@@ -536,12 +540,9 @@ class Silu(Op):
         if a.dtype == np.float16:  # torch computes it in float32 and rounds once
             return Silu.forward(ctx, a.astype(np.float32)).astype(np.float16)
         if a.dtype == np.float32:
-            from . import _float_kernels
-
             return _float_kernels.silu(a)  # torch's bits
         if a.dtype == np.float64:  # torch's kernel: SLEEF's exp in the vectors
             return _sleef_double.silu(a)
-        from .elementwise import _sigmoid
 
         return a * _sigmoid(a)
 
@@ -554,7 +555,6 @@ class Silu(Op):
             return _wrap(array_kernel(_sleef_double.silu_backward, grad._data, x._data))
         s = x.sigmoid()
         if records_double_backward():  # torch's silu_backward, a composite: its nodes' order
-            from .special_fns import AddScalarFormula
 
             return grad * s * AddScalarFormula.apply(x * (1 - s), other=1)
         return grad * (s * (1 + x * (1 - s)))
@@ -595,7 +595,6 @@ class Softplus(Op):
                                       beta=beta, threshold=threshold))
         if records_double_backward():
             return SoftplusBackward.record(grad, x, beta=beta, threshold=threshold)
-        from .._compile.state import state as capture
 
         if capture.active and x._data.dtype.char in "fd":
             # a create_graph backward under leafgrad.compile: eager code computes this value
@@ -633,7 +632,6 @@ class SoftplusBackward(ActivationBackward, Op):
         # derivatives.yaml: grad_output: softplus_backward(grad, self, beta, threshold);
         # self: softplus_double_backward(grad * grad_output, self, beta, threshold), which is
         # sigmoid_backward(g, (self * beta).sigmoid()) * (self * beta < threshold) * beta
-        from .elementwise import SigmoidBackward, _scale
 
         grad = grads[0]
         x = self.saved("self")
@@ -770,8 +768,6 @@ def _softmax_array(a: np.ndarray, dim: int) -> np.ndarray:
 def _check_softmax_dtype(a: np.ndarray, dim: int, name: str) -> None:
     """torch has no integer softmax kernels (``dtype=`` casts first)."""
     if a.dtype.kind in "biu":
-        from .._dtype import from_numpy_dtype
-
         kernel = f"{name}_lastdim_kernel_impl" if dim == a.ndim - 1 or a.ndim <= 1 else \
             f"{name}_kernel_impl"
         raise NotImplementedError(
@@ -787,8 +783,6 @@ def _to_float16(values) -> np.ndarray:
 
 
 def _to_bfloat16(values) -> np.ndarray:
-    from ._bfloat16 import to_bfloat16
-
     return to_bfloat16(np.asarray(values))
 
 

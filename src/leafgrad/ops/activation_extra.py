@@ -17,6 +17,9 @@ from . import _uint
 from ._double_backward import (ActivationBackward, RecordedFormula, not_implemented_gradient,
                                records_double_backward)
 from .registry import Op, array_kernel, plain_backward, register
+from .elementwise import ThresholdBackward
+from ..autograd.grad_mode import no_grad
+from .elementwise import _integer_alpha, _sigmoid
 
 _ONE_SIXTH_F32 = float(np.float32(1.0) / np.float32(6.0))
 
@@ -155,7 +158,6 @@ class Hardsigmoid(Op):
         # torch's slope is 1/6 strictly inside (-3, 3), written as the float literal 1.0f / 6.0f
         # in its kernel: float32's 1/6 even for float64 tensors
         if records_double_backward():  # torch has no derivative for hardsigmoid_backward
-            from ..autograd.grad_mode import no_grad
 
             with no_grad():
                 value = grad * kernel_tensor(_hardsigmoid_mask, x) * _ONE_SIXTH_F32
@@ -269,7 +271,6 @@ class Threshold(Op):
         if a.dtype == np.bool_:
             raise NotImplementedError('"threshold_cpu" not implemented for \'Bool\'')
         if a.dtype.kind in "iu":  # both numbers as the kernel's scalar_t: c10's checked
-            from .elementwise import _integer_alpha  # conversion (uint8 takes -1 as 255)
 
             threshold = _integer_alpha(a.dtype, threshold)
             if threshold.__class__ is float:  # (truncated toward zero: -0.5 is 0)
@@ -281,7 +282,6 @@ class Threshold(Op):
         # torch: threshold_backward(grad, self, threshold), a recorded op (its own second
         # derivative, a zero in self); grad * mask had no edge to self and made NaN of an
         # inf grad where the mask is 0
-        from .elementwise import ThresholdBackward
 
         return ThresholdBackward.apply(grad, self.saved("self"),
                                        threshold=self._params["threshold"])
@@ -306,8 +306,6 @@ class Glu(Op):
             # in the vectors, glibc's in the scalar tail, as TensorIterator runs the halves)
             return np.asarray(first * _float_kernels.sigmoid_for(second, (first, second)))
         if first.dtype == np.float64:
-            from .elementwise import _sigmoid
-
             return np.asarray(first * _sigmoid(second))
         return first / (1 + np.exp(-second))
 

@@ -13,6 +13,7 @@ from ._forward import auto_element_wise
 from .activation import Elu, LeakyRelu, _leaky_slopes, kernel_tensor
 from .activation_extra import RreluWithNoise, Threshold
 from .registry import register
+from .math_logic import Where
 
 _ELU_NEGATIVE = ("In-place elu backward calculation is triggered with a negative slope which is "
                  "not supported. This is caused by calling in-place forward function with a "
@@ -47,7 +48,6 @@ class EluInplace(Elu):
         p = self._params
         if p["alpha"] < 0:
             raise RuntimeError(_ELU_NEGATIVE)
-        from .math_logic import Where
 
         r = self.saved("result")
         data = r._data

@@ -25,6 +25,8 @@ from ..tensor import CONJ_BITS_USED, Tensor
 from . import _batching_rules as batch, _layout
 from ._forward import auto_linear, jvp_sum
 from .registry import Op, register
+from ._promote import check_broadcast
+from ..autograd.grad_mode import is_grad_enabled
 
 __all__ = ["conj", "install_complex_check"]
 
@@ -194,8 +196,6 @@ def _empty_like_inputs(first: np.ndarray, second: np.ndarray) -> np.ndarray:
     """An uninitialised complex array of the two inputs' broadcast shape, laid out like the
     first (as torch's TensorIterator lays out an elementwise result: a transposed input gives a
     transposed output)."""
-    from ._promote import check_broadcast
-
     dtype = _dtype.from_numpy_dtype(first.dtype).to_complex().np
     check_broadcast(first.shape, second.shape)  # (torch's message, not NumPy's)
     shape = np.broadcast_shapes(first.shape, second.shape)
@@ -417,8 +417,6 @@ def _common_dtype(args, params):
 
 def _check_complex_autograd(cls, args) -> None:
     """torch's refusal to record an op without a complex derivative (``complex_autograd``)."""
-    from ..autograd.grad_mode import is_grad_enabled
-
     tensors = [arg for arg in args if isinstance(arg, Tensor)]
     if (any(t._data.dtype.kind == "c" for t in tensors) and is_grad_enabled()
             and any(t._may_require_grad() for t in tensors)):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._info import get_num_threads  # (its imports: _dtype only)
 from ..tensor import _wrap
 from . import _layout, _numba_kernels
 from . import _onednn_dw as _dw
@@ -25,6 +26,8 @@ from ..autograd.grad_mode import state as _grad_state
 from ..autograd.forward_ad import state as _dual_state
 from ..autograd._vmap_state import state as _vmap_state
 from .._compile.state import state as _capture
+from .complex import ViewAsReal
+from ._double_backward import formula_jvp
 
 
 def _pair(value) -> tuple:
@@ -623,8 +626,6 @@ class ConvolutionBackward(Op):
         return grad_x, grad_w, grad_b
 
     def jvp(self, tangents, primals, result):
-        from ._double_backward import formula_jvp
-
         params = dict(self._params)
         mask, transposed = params.pop("output_mask"), params.pop("transposed")
 
@@ -734,8 +735,6 @@ def _uses_mkldnn(x, weight, stride, dilation, groups) -> bool:
     """ATen's use_mkldnn for a batched float32 convolution (1-d as 2-d with a unit height):
     1x1 kernels only when strided, dilated, a batch of 16 or more, or several threads; then a
     grouped convolution, a kernel over 3x3, a batch over one or a large input."""
-    from .. import get_num_threads
-
     kernel = tuple(weight.shape[2:])
     if len(kernel) == 1:
         kernel = (1,) + kernel
@@ -957,8 +956,6 @@ def _complex_convolution(op, x, weight, bias, params):
     b = conv(xi, wi), c = conv(xr + xi, wr + wi, br + bi), combined as a - b + i (c - a - b);
     the graph and gradients follow from those ops (view_as_real's backward carries torch's
     complex convention)."""
-    from .complex import ViewAsReal
-
     def parts(t):
         pair = ViewAsReal.apply(t)
         return pair.select(-1, 0), pair.select(-1, 1)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+from .._info import get_num_threads
 
 
 def out_size(size: int, kernel: int, stride: int, padding: int, dilation: int) -> int:
@@ -57,7 +58,6 @@ def single_products(dtype, batch: int, products: int, groups: int, out_channels:
         return True
     # a float32 batch of two or more runs a kernel whose sums start from +0. when torch splits
     # it over threads or the stride is not 1; with one thread and stride 1, single samples
-    from .._info import get_num_threads
 
     return all(step == 1 for step in stride) and get_num_threads() == 1
 

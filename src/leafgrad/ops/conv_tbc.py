@@ -14,6 +14,8 @@ import numpy as np
 
 from .. import _argparse
 from .registry import Op, register
+from ._forward import jvp_sum
+from .shape import Cat, Stack
 
 __all__ = ["conv_tbc"]
 
@@ -65,21 +67,16 @@ class ConvTbc(Op):
         if self.needs_grad(1):
             padded = x
             if pad:
-                from .shape import Cat
-
                 edge = x.new_zeros(pad, batch, channels)
                 padded = Cat.apply(edge, x, edge, dim=0)
             flat_grad = grad.reshape(length * batch, -1)
             per_offset = [padded.narrow(0, k, length).reshape(length * batch, channels).t()
                           .mm(flat_grad) for k in range(width)]
-            from .shape import Stack
 
             grad_weight = Stack.apply(*per_offset, dim=0)
         return grad_x, grad_weight, grad_bias
 
     def jvp(self, tangents, primals, result):
-        from ._forward import jvp_sum
-
         x, weight, _ = primals
         pad = self._params.get("pad", 0)
         zeros = weight.new_zeros(weight.shape[2])

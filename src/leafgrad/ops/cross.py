@@ -9,6 +9,7 @@ from ._forward import jvp_sum
 from . import _batching_rules as batch
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
 from .registry import Op, register
+from ._float_kernels import fma
 
 
 @register
@@ -59,8 +60,6 @@ def _cross_fma(a: np.ndarray, b: np.ndarray, dim: int) -> np.ndarray:
     """float32/float64 cross products as torch's cross kernel rounds them: its
     ``a[i] * b[j] - a[j] * b[i]`` contracted by the compiler into
     ``fma(a[i], b[j], -(a[j] * b[i]))`` (measured: every bit of 3000 random float64 rows)."""
-    from ._float_kernels import fma
-
     a, b = np.moveaxis(a, dim, -1), np.moveaxis(b, dim, -1)
     parts = [fma(a[..., i], b[..., j], -(a[..., j] * b[..., i]))
              for i, j in ((1, 2), (2, 0), (0, 1))]

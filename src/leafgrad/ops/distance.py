@@ -36,6 +36,14 @@ from . import _batching_rules as batch
 from . import _libm
 from .registry import Op, plain_backward, register
 from ._masks import zero_mask
+from ._float_kernels import fma
+from ._batching_rules import _logical_rank
+from .._dtype import from_numpy_dtype
+from ._promote import check_broadcast
+from .elementwise import Clone
+from .shape import Expand, View
+from .._memory_format import contiguous_format
+from . import _promote
 
 _NOT_IMPLEMENTED_FORWARD_AD = (
     "Trying to use forward AD with {} that does not support it because it has not been "
@@ -96,7 +104,6 @@ def _cdist_distance(diff: np.ndarray, p: float) -> np.ndarray:
     quarters of float32 2-distances of 3 to 70 columns)."""
     if p == 0 or math.isinf(p) or diff.shape[-1] == 0:
         return _pair_distance(diff, p)  # (exact sums of 0/1, or a maximum: no rounding)
-    from ._float_kernels import fma
 
     magnitude = np.abs(diff)
     columns = diff.shape[-1]
@@ -142,7 +149,6 @@ def _batched_rows(cls, args, params):
     """vmap rule of cdist and _euclidean_dist: ``leading`` with both operands' logical ranks
     padded to the same (their batch dims broadcast as torch's do)."""
     from ._batching import align, all_levels, level_sizes, wrap_result
-    from ._batching_rules import _logical_rank
 
     levels = all_levels(args, params)
     sizes = level_sizes(args, params, levels)
@@ -383,8 +389,6 @@ _COMPUTE_MODES = {None: 0, "use_mm_for_euclid_dist_if_necessary": 0,
 
 
 def _legacy(array: np.ndarray) -> str:
-    from .._dtype import from_numpy_dtype
-
     return from_numpy_dtype(array.dtype)._legacy
 
 
@@ -409,8 +413,6 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     >>> torch.cdist(torch.tensor([[0., 0.]]), torch.tensor([[3., 4.], [1., 0.]]))
     tensor([[5., 1.]])
     """
-    from ._promote import check_broadcast
-
     if compute_mode not in _COMPUTE_MODES:
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     _check_tensor("cdist", x1, "x1", 1)
@@ -456,10 +458,6 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
 def _euclidean_cdist(x1, x2, batch_shape: tuple):
     """ATen's cdist_impl on the matmul path: batch dims expanded and flattened (a copy where
     the expansion cannot be viewed), then ``_euclidean_dist`` viewed as the output shape."""
-    from .elementwise import Clone
-    from .shape import Expand, View
-    from .._memory_format import contiguous_format
-
     r1, r2, cols = x1.shape[-2], x2.shape[-2], x1.shape[-1]
     output_shape = batch_shape + (r1, r2)
     if math.prod(batch_shape) == 1:
@@ -505,14 +503,11 @@ def dist(input, other, p=2, *, _position=None):  # noqa: A002 - torch's name
     >>> torch.dist(torch.tensor([1., 2.]), torch.tensor([4., 6.]))
     tensor(5.)
     """
-    from . import _promote
     from ..tensor import Tensor
 
     _check_tensor("dist", input, "input", 1)
     _check_tensor("dist", other, "other", 2)
     if p.__class__ is not float and p.__class__ is not int:
-        from .. import _argparse
-
         p = _argparse.number("dist", "p", p, _position)
         if isinstance(p, complex):
             raise RuntimeError("linalg.vector_norm: Expected a non-complex scalar as the order "
@@ -521,7 +516,6 @@ def dist(input, other, p=2, *, _position=None):  # noqa: A002 - torch's name
     shape = np.broadcast_shapes(tuple(input.shape), tuple(other.shape))
     dtype = _promote.result_np_dtype(input._data, other._data)
     if dtype.kind not in "fcV":  # V: bfloat16 (Note: bfloat16 in _dtype.py)
-        from .._dtype import from_numpy_dtype
 
         if dtype.kind == "u" and dtype.itemsize > 1:  # torch's uint16/32/64 subtraction
             raise NotImplementedError(

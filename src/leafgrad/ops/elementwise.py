@@ -15,13 +15,17 @@ from ._forward import auto_element_wise, auto_linear, jvp_sum, zeros_tangent
 from . import _batching_rules as batch
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
 from .. import _dtype as _dtype_module
+from .._memory_format import channels_last, channels_last_3d, contiguous_format
 from .._alloc import alloc_error as _alloc_error
 from ..autograd._fp_errors import loud as _loud, quiet as _quiet
 from .._construct import checked_operand, unsigned_fill
 from ..tensor import Tensor, _wrap
 from . import _bfloat16, _uint
-from .registry import Op, on_arrays, plain_apply as _plain, register
+from .registry import OPS, Op, on_arrays, plain_apply as _plain, register
 from . import _inference_writes as _writes
+from .._dtype import from_numpy_dtype
+from .._construct import _C_SCALAR_NAMES
+from .registry import _np_to_dtype
 
 
 def _zeros_like(grad: Tensor) -> Tensor:
@@ -50,8 +54,6 @@ def _integer_alpha(dtype: np.dtype, alpha):
     if alpha.__class__ is float and dtype.kind in "iu":
         info = np.iinfo(dtype)
         if not float(info.min) <= alpha <= float(info.max):
-            from .._construct import _C_SCALAR_NAMES
-
             raise RuntimeError(f"value cannot be converted to type {_C_SCALAR_NAMES[dtype.name]} "
                                "without overflow")
         return alpha
@@ -915,10 +917,37 @@ class Sigmoid(_Unary):
     jvp = auto_element_wise
 
 
-def _where(condition, a, b):
-    from .math_logic import Where
+def keep_self_on_ties(out: np.ndarray, a: np.ndarray, other=None, operands=()) -> np.ndarray:
+    """torch's max/min/clamp kernels keep ``self`` where it ties with the other operand:
+    ``maximum(-0., 0.)`` and ``clamp(-0., min=0.)`` are -0. (NumPy gives its second operand).
+    Equal floats other than zeros are the same bits, so only zeros' signs are put back.
 
-    return Where.apply(a, b, condition=condition)
+    With ``other`` (an array: maximum, minimum, clamp's tensor bounds) the elements torch's
+    vectorised loop computes keep ``other`` instead: ``_mm256_max_ps(a, b)`` gives ``b`` on a
+    tie (seed 34096: minimum of 9 float64 zeros and -0.). ``operands``: the op's array inputs,
+    which decide those elements (``_layout.vectorized_elements``)."""
+    if out.dtype.kind != "f" or a.dtype.kind != "f":
+        return out
+    out = np.asarray(out)  # (NumPy gives a 0-d operation a scalar)
+    zeros = out == 0
+    if not zeros.any():
+        return out
+    if a.shape != out.shape:
+        a = np.broadcast_to(a, out.shape)
+    lanes = None
+    if other is not None and out.ndim:
+        lanes = _layout.vectorized_elements(out.shape, operands or (a, other), out.itemsize)
+    if lanes is None:
+        np.copysign(out, a, out=out, where=zeros & (a == 0))
+        return out
+    other = np.broadcast_to(other, out.shape)
+    ties = zeros & (a == 0) & (other == 0)
+    np.copysign(out, np.where(lanes, other, a), out=out, where=ties)
+    return out
+
+
+def _where(condition, a, b):
+    return OPS["Where"].apply(a, b, condition=condition)  # (ops/math_logic.py: loaded later)
 
 
 @register
@@ -1145,10 +1174,8 @@ class Abs(Op):
         return _float_kernels.magnitude(a)
 
     def backward(self, grad):
-        # abs'(0) is taken as 0 (sgn(0) = 0), matching torch.
-        from .math_unary import Sgn
-
-        return grad * Sgn.apply(self.saved("self"))
+        # abs'(0) is taken as 0 (sgn(0) = 0), matching torch. (ops/math_unary.py: loaded later)
+        return grad * OPS["Sgn"].apply(self.saved("self"))
 
     jvp = auto_element_wise
 
@@ -1280,8 +1307,6 @@ class Clamp(Op):
         target = _promote.result_np_dtype(a, *bounds)
         if target.kind in "biu" or target.char == "e":  # torch's checked bound conversion
             min, max = _clamp_bounds(a, target, min, max)
-        from .math_clamp import keep_self_on_ties
-
         # torch's min(max(x, min), max): each step keeps its own operand on a tie (zeros' signs)
         out = a.astype(target, copy=False)
         if target.kind == "f" and out.ndim:
@@ -1419,8 +1444,6 @@ def _bitwise_check(a, b, name):
 
 
 def _legacy_name(a):
-    from .._dtype import from_numpy_dtype
-
     return from_numpy_dtype(a.dtype)._legacy
 
 
@@ -1544,8 +1567,6 @@ class Clone(Op):
 
     @staticmethod
     def forward(ctx, a, memory_format=None):
-        from .._memory_format import channels_last, channels_last_3d, contiguous_format
-
         if memory_format is contiguous_format:
             return np.array(a, copy=True, order="C")
         if memory_format is channels_last or memory_format is channels_last_3d:
@@ -1636,7 +1657,6 @@ class Copy(Op):
                 (meta[1].kind == "c") == (grad._data.dtype.kind == "c"):
             # torch's CopyBackwards casts to the source's dtype itself (grad.to(src's
             # options)); the engine then sums a broadcast source's gradient in that dtype
-            from .registry import _np_to_dtype
 
             src = grad.to(_np_to_dtype(meta[1]))
         return _zeros_like(grad), src  # the overwritten values: torch's zeros_like(grad)

@@ -22,6 +22,8 @@ from ._forward import jvp_sum
 from .math_unary import _not_implemented
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
 from .registry import NoDerivative, Op, register
+from ._bfloat16 import to_bfloat16
+from .elementwise import MulScalar
 
 __all__ = ["Heaviside", "Nextafter", "Ldexp", "Frexp", "Gcd", "Lcm", "heaviside", "nextafter",
            "ldexp", "frexp", "gcd", "lcm"]
@@ -104,8 +106,6 @@ def _nextafter_bfloat16(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """c10's nextafter for BFloat16 (musl's, on the 16 bits): NaN in either gives from + to,
     equal bits give from, a zero steps to the smallest subnormal with to's sign (or is to when
     both are zeros), otherwise the bits step towards to."""
-    from ._bfloat16 import to_bfloat16
-
     sign = np.uint16(0x8000)
     bits_a = np.ascontiguousarray(a).view(np.uint16)
     bits_b = np.ascontiguousarray(b).view(np.uint16)
@@ -222,8 +222,6 @@ class Ldexp(Op):
         # torch's formulas, the other's first (Note: the order of an op's input gradients):
         # grad * result * ln 2 (MulBackward1) and grad * pow(2, other)
         if self.needs_grad(1):
-            from .elementwise import MulScalar
-
             grad_other = MulScalar.apply(grad * conj(self.saved("result")), other=math.log(2.0))
         if self.needs_grad(0):
             grad_self = grad * conj(_pow2(self.saved("other")))

@@ -13,6 +13,15 @@ from .registry import Op, array_kernel, keep_index, register
 from .shape import _wrap_dim
 from ..autograd._vmap_state import state as _vmap_state
 from ._batching import per_example_call
+from .._dtype import from_numpy_dtype
+from ._float_kernels import fma
+from .shape import SliceBackward
+from .._construct import check_scalar_write
+from .. import _meta
+from .registry import _sum_to, zeros_of
+from ._promote import check_broadcast
+from .. import _dtype
+from .elementwise import _integer_alpha, MulScalar
 
 
 _DTYPE_MESSAGES = {
@@ -27,7 +36,6 @@ _EMPTY_INDEX_ANY_DTYPE = frozenset(("gather", "scatter", "scatter_add"))
 
 
 def _index_array(index, what: str = "index") -> np.ndarray:
-    from .._dtype import from_numpy_dtype
     from ..tensor import Tensor
 
     array = index._data if isinstance(index, Tensor) else np.asarray(index)
@@ -104,8 +112,6 @@ class IndexAdd(Op):
             # torch casts alpha to the dtype (an integer's wraps: uint8 alpha=-1 is 255; a
             # float alpha truncates: 0.5 is 0)
             if source.dtype.kind in "biu" and type(alpha) in (int, float):
-                from .elementwise import _integer_alpha  # (c10's checked conversion)
-
                 alpha = np.asarray(_integer_alpha(source.dtype, alpha)).astype(source.dtype)
             source = source * alpha
         if out.ndim == 0:  # one slice; index is [0] or [-1] (in self's dtype: a bool stays one)
@@ -121,7 +127,6 @@ class IndexAdd(Op):
         if self.needs_grad(1):
             grad_source = index_source_grad(grad, p["dim"], p["index"], self.input_shape(1))
             if p.get("alpha", 1) != 1:  # (maybe_multiply: mul.Scalar, MulBackward1)
-                from .elementwise import MulScalar
 
                 grad_source = MulScalar.apply(grad_source, other=p["alpha"])
         return grad, grad_source
@@ -138,8 +143,6 @@ def _index_add_fused(out: np.ndarray, source: np.ndarray, dim: int, index: np.nd
     contracted scalar loop), in the index's order; a 1-d self takes a scalar loop that
     rounds the product first (the caller's path). Repeated positions are added in rounds
     (the k-th occurrence of every position at once), which keeps each position's order."""
-    from ._float_kernels import fma
-
     moved = np.moveaxis(out, dim, 0)
     slices = np.moveaxis(source, dim, 0)
     index = np.asarray(index, dtype=np.int64).reshape(-1) % max(moved.shape[0], 1)
@@ -300,7 +303,6 @@ def _pad_to(grad, shape):
         return grad
     if not shape:  # a 0-d src read as a size-1 block: its one element's gradient
         return grad.reshape(())
-    from .shape import SliceBackward
 
     out = grad
     for dim, (have, want) in enumerate(zip(grad.shape, shape)):
@@ -404,7 +406,6 @@ class MaskedSelect(Op):
         # torch's masked_select_backward: zeros_like(input broadcast with mask), then
         # masked_scatter_(mask, grad) in place (MaskedScatterBackward0 under create_graph,
         # _version 1: generated-program seed 20000112; leafgrad wrote it with _index_put_impl_)
-        from .registry import _sum_to, zeros_of
         from .scatter_extra import MaskedScatter
         from ..tensor import _wrap
 
@@ -439,7 +440,6 @@ class Take(Op):
         # (PutBackward0 under create_graph, _version 1; leafgrad wrote _index_put_impl_ into a
         # flat zeros and viewed it back)
         from .gather_fill import Put
-        from .registry import zeros_of
         from ..tensor import _wrap
 
         zeros = _wrap(array_kernel(zeros_of, grad._data, shape=tuple(self.input_shape())))
@@ -708,8 +708,6 @@ def check_complex_fill(tensor, value) -> None:
     real dtype is checked as a Python scalar's ("value cannot be converted to type int64_t
     without overflow" for a non-zero imaginary part), whatever the mask."""
     if value.ndim == 0 and value.dtype.is_complex and not tensor.dtype.is_complex:
-        from .._construct import check_scalar_write
-
         check_scalar_write(value.item(), tensor.dtype)
 
 
@@ -718,10 +716,7 @@ def masked_fill(tensor, mask, value):
 
     array = _mask_array(mask)
     if array.shape != tensor.shape:
-        from ._promote import check_broadcast
-
         check_broadcast(array.shape, tensor.shape)
-    from .._construct import check_scalar_write
 
     if isinstance(value, Tensor):
         check_complex_fill(tensor, value)
@@ -730,8 +725,6 @@ def masked_fill(tensor, mask, value):
     if tensor._data.dtype.kind != "u" or tensor._data.dtype.itemsize == 1:  # (wide unsigned:
         value = check_scalar_write(value, tensor.dtype)  # torch's kernel refuses them first)
     elif value.__class__ is int:
-        from .. import _dtype
-
         check_scalar_write(value, _dtype.float64)  # (only the conversion to a C number)
     return keep_index(MaskedFill.apply(tensor, mask=array, value=value), mask, "mask")
 
@@ -739,7 +732,6 @@ def masked_fill(tensor, mask, value):
 def _refuse_meta(name: str, *tensors) -> None:
     """torch's NotImplementedError for an op whose result shape depends on the values of a
     meta operand (Note: meta tensors, _meta.py)."""
-    from .. import _meta
     from ..tensor import Tensor
 
     if _meta.SEEN[0] and any(isinstance(t, Tensor) and _meta.is_meta(t) for t in tensors):
@@ -755,8 +747,6 @@ def masked_select(tensor, mask):
     if array.dtype != np.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     if array.shape != tensor.shape:
-        from ._promote import check_broadcast
-
         check_broadcast(array.shape, tensor.shape)
     return keep_index(MaskedSelect.apply(tensor, mask=array), mask, "mask")
 

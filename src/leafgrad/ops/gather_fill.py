@@ -18,6 +18,11 @@ from ._forward import auto_linear
 from .gather import IndexSelect, Take, index_source_grad
 from .registry import Op, array_kernel, register
 from .shape import _wrap_dim
+from .._out import check_no_overlap
+from .._construct import check_scalar_write
+from .. import _argparse
+from .._argparse import typename
+from .. import _dtype
 
 
 def _slices(array: np.ndarray, dim: int) -> np.ndarray:
@@ -148,8 +153,6 @@ def _long_index(index, message: str, error=RuntimeError) -> np.ndarray:
     from ..tensor import Tensor
 
     if not isinstance(index, Tensor):
-        from .._argparse import typename
-
         raise TypeError(f"{message.split('(')[0]}(): argument 'index' must be Tensor, not "
                         f"{typename(index)}")
     array = index._data
@@ -198,7 +201,6 @@ for _check in (_index_fill_index, _index_copy_index, _put_index):
 def index_fill_args(tensor, dim, index, value, inplace: bool = False):
     """``(op, tensors, params)`` for ``tensor.index_fill(dim, index, value)`` (``inplace``:
     ``index_fill_``, which also refuses an index sharing memory with ``tensor``)."""
-    from .._out import check_no_overlap
     from ..tensor import Tensor
 
     array = _long_index(index, "index_fill_(): Expected dtype int64 for index.", IndexError)
@@ -214,7 +216,6 @@ def index_fill_args(tensor, dim, index, value, inplace: bool = False):
             raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got "
                                f"tensor with {value.ndim} dimension(s).")
         return IndexFillTensor, (value,), {"dim": dim, "index": array}
-    from .._construct import check_scalar_write
 
     if value.__class__ is complex and tensor._data.dtype.kind != "c":
         raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not "
@@ -222,8 +223,6 @@ def index_fill_args(tensor, dim, index, value, inplace: bool = False):
     if tensor._data.dtype.kind != "u" or tensor._data.dtype.itemsize == 1:  # (wide unsigned:
         value = check_scalar_write(value, tensor.dtype)  # torch's kernel refuses them first)
     elif value.__class__ is int:
-        from .. import _dtype
-
         check_scalar_write(value, _dtype.float64)  # (only the conversion to a C number)
     return IndexFill, (), {"dim": dim, "index": array, "value": value}
 
@@ -232,8 +231,6 @@ def index_copy_args(tensor, dim, index, source, inplace: bool = False):
     """``(op, tensors, params)`` for ``index_copy`` (``inplace``: ``index_copy_``, whose index
     and source may not share memory with ``tensor``: torch checks after the shapes, before the
     bounds)."""
-    from .._out import check_no_overlap
-
     dim = _wrap_dim(dim, tensor.ndim)
     if inplace:  # torch's first check after the dim
         check_no_overlap(tensor, index, source)
@@ -267,8 +264,6 @@ def index_copy_args(tensor, dim, index, source, inplace: bool = False):
 def put_args(tensor, index, source, accumulate, name: str = "put_"):
     """``(op, tensors, params)`` for ``put`` and ``put_`` (whose index and source may not share
     memory with ``tensor``)."""
-    from .. import _argparse
-    from .._out import check_no_overlap
     from ..tensor import Tensor
 
     if not isinstance(source, Tensor):

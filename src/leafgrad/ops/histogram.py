@@ -19,6 +19,7 @@ import numpy as np
 from .. import _argparse, _dtype
 from ..tensor import Tensor
 from .registry import Op
+from . import return_types
 
 
 class _HistogramNode(Op):
@@ -148,8 +149,6 @@ def histogram(*args, **kwargs):
     """``histogram(input, bins, *, range=None, weight=None, density=False)`` -> (hist,
     bin_edges); ``bins`` an int (equal bins over ``range``, the data's by default) or a 1-d
     tensor of increasing edges."""
-    from . import return_types
-
     method = kwargs.pop("_method", False)
     _argparse.check("Tensor.histogram" if method else "histogram",
                     args[1:] if method else args, kwargs)
@@ -206,8 +205,6 @@ def histogramdd(*args, **kwargs):
     """``histogramdd(input, bins, *, range=None, weight=None, density=False)`` -> (hist,
     bin_edges): the histogram of the rows of ``input`` (its innermost dim indexes the
     coordinates); ``bins`` an int, one int per dim, or one 1-d tensor of edges per dim."""
-    from . import return_types
-
     names = ("input", "bins")
     if len(args) > 2 or set(kwargs) - {"input", "bins", "range", "weight", "density"}:
         raise _argparse.invalid_combination("histogramdd", args, kwargs)

@@ -26,6 +26,8 @@ from .inplace import inplace
 from .registry import Op, _sum_to, array_kernel, keep_index, register, zeros_of
 from .shape import Alias, Select, Slice, Unsqueeze
 from ..tensor import Tensor, _wrap
+from .._out import check_no_overlap, check_partial_overlap
+from .._argparse import typename
 
 # (module-level imports: a function-level ``from . import`` runs importlib's _handle_fromlist
 # on every call, ~1 us each; setitem made ~17 of them per write)
@@ -337,8 +339,6 @@ def check_index_put_overlap(tensor, values, indices: tuple, mask=None,
     accumulating, torch takes masked_fill_ (and returns True here), which only refuses a mask
     partly overlapping ``tensor`` and casts the value. Otherwise neither the values nor any
     index tensor may share memory with ``tensor``, not even all of it."""
-    from .._out import check_no_overlap, check_partial_overlap
-
     if not isinstance(values, Tensor):
         return False
     if mask is not None and not accumulate and values._data.size == 1:
@@ -716,8 +716,6 @@ def _scalar_tensor(value, like):
     # count as ints; np.float64 and np.complex128 are a float and a complex): not a list, an
     # ndarray, None, np.float32 or np.bool_
     if not isinstance(value, (int, float, complex, np.integer)):
-        from .._argparse import typename
-
         raise TypeError(f"can't assign a {typename(value)} to a {like.type()}")
     dtype = like._data.dtype
     if isinstance(value, complex):  # torch's checked conversion to the tensor's dtype

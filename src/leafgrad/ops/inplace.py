@@ -32,6 +32,13 @@ from ._batching_rules import elementwise as _ELEMENTWISE_RULE
 from .registry import _loud, _quiet
 from .. import _meta
 from .._meta import MetaArray as _MetaArray, SEEN as _META_SEEN
+from .elementwise import Clamp, Clone
+from ._layout import _dense_bytes, _strided_empty
+from .shape import replay_array
+from .complex import _common_dtype, complex_error
+from ._uint import check_operands
+from ._forward import dual_inplace
+from ..autograd.graph import FREED_MESSAGE
 
 _BY_NP = _dtype._BY_NP  # (not rebuilt from .np: see _dtype._ComplexDtype)
 _C10_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
@@ -146,16 +153,12 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
         _check_complex_half(target._data,
                             operand._data if isinstance(operand, Tensor) else operand)
     if COMPLEX_SEEN[0] and not op.complex_ok:
-        from .complex import _common_dtype, complex_error
-
         operands = (target,) + others
         if any(isinstance(operand, Tensor) and operand._data.dtype.kind == "c"
                or operand.__class__ is complex for operand in operands) or any(
                 value.__class__ is complex for value in params.values()):
             raise complex_error(op, _common_dtype(operands, params), params)
     if UINT_SEEN[0] and not op.uint_ok:
-        from ._uint import check_operands
-
         check_operands(op, (target,) + others, params)
     data = target._data
     elementwise = op.inplace_ufunc is not None or getattr(op, "vmap", None) is _ELEMENTWISE_RULE
@@ -170,8 +173,6 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
         if result is not NotImplemented:
             return result
     if _dual_state.active:
-        from ._forward import dual_inplace
-
         return dual_inplace(op, target, others, params)
     if _capture.active:  # leafgrad.compile is recording (_compile/capture.py)
         return _capture.tracer.inplace(op, target, others, params)
@@ -419,8 +420,6 @@ def _record(op, old: Tensor, others: tuple, params: dict, clones: bool) -> Tenso
         if key == "result" or not isinstance(entry, SavedTensor):
             continue  # the result: packed once written, as the written tensor
         if key == "self" and clones:
-            from .elementwise import Clone
-
             saved[key] = SavedTensor(Clone._record((old,), {}))
         elif entry.tensor is not None:
             saved[key] = SavedTensor(entry.tensor)
@@ -431,8 +430,6 @@ def _save_original_self(node, old: Tensor) -> None:
     """torch saves the value an in-place op overwrites as ``self.clone()``, a recorded clone:
     a backward through the saved value (create_graph) passes a CloneBackward0 node, and the
     saved tensor's own version counter is the clone's."""
-    from .elementwise import Clone
-
     saved = node._saved if node is not None else None
     if saved and "self" in saved:
         saved["self"] = SavedTensor(Clone._record((old,), {}))
@@ -498,8 +495,6 @@ class CopySlices(Node):
         from .shape import ViewScatter, replay
 
         if self._op_node is None:
-            from ..autograd.graph import FREED_MESSAGE
-
             raise RuntimeError(FREED_MESSAGE)
         grad = grads[0]
         if _grad_state.grad_enabled and self._base_strides is not None:
@@ -527,7 +522,6 @@ class CopySlices(Node):
         copy_); done here only where a step depends on it."""
         if not force and not any(op is _as_strided() for op, _ in self._steps):
             return grad
-        from ._layout import _dense_bytes, _strided_empty
 
         shape, _ = self._input_meta[0]
         strides = self._base_strides
@@ -542,9 +536,6 @@ class CopySlices(Node):
         (CopyBackwards), the view's region of it taken ``as_strided``, the op's backward run
         on a contiguous clone of that region, and its result ``copy_``-ed into the region (an
         in-place op on a view: CopySlices)."""
-        from ._layout import _strided_empty
-        from .shape import replay_array
-
         shape, _ = self._input_meta[0]
         result = _wrap(_strided_empty(shape, self._base_strides, grad._data.dtype))
         result.copy_(grad)
@@ -685,6 +676,5 @@ def _ufunc_inplace(ufunc, target: Tensor, other, alpha=1) -> Tensor:
 
 
 def clamp_(target: Tensor, min=None, max=None) -> Tensor:  # noqa: A002 - torch's names
-    from .elementwise import Clamp
 
     return inplace(Clamp, target, min=min, max=max)

@@ -6,13 +6,17 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _profiling
+from ..amp._state import state as autocast_state
 from ._forward import jvp_sum
 from . import _batching_rules as batch, _blas, _isa
 from .elementwise import Mul, _scale
 from ..tensor import _wrap
 from .registry import Op, on_arrays, plain_apply, register
+from .shape import SqueezeLast
 from ..autograd.graph import SavedTensor
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
+from .._dtype import from_numpy_dtype
+from .shape import UnsafeView
 
 _NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double", "int64": "long int",
           "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
@@ -141,6 +145,7 @@ class Mm(Op):
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
 _REDUCED = ("float16", "bfloat16")
+_REDUCED_CHARS = ("e", "E")  # the same as NumPy dtype chars (``name`` is a Python property)
 _REPLAY_LIMIT = 1 << 16
 _BLOCK_ELEMENTS = 1 << 21  # floats of one (lanes, rows, n) temporary
 
@@ -258,7 +263,7 @@ def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The product of two matrices: MKL's gemm called as torch calls it where the ``mkl``
     package is installed (Note: torch's gemm call, ops/_blas.py), NumPy's otherwise; float16
     and bfloat16 as torch's own loops compute them (Note: half-precision gemm)."""
-    if a.dtype.name in _REDUCED and a.ndim == 2 and b.ndim == 2 and a.dtype == b.dtype:
+    if a.dtype.char in _REDUCED_CHARS and a.ndim == 2 and b.ndim == 2 and a.dtype == b.dtype:
         return _reduced_gemm(a, b)
     if _blas.off():
         return a @ b
@@ -333,7 +338,6 @@ class Mv(Op):
                 f"vec ({v.shape[0]})"
             )
         if a.dtype != v.dtype:  # torch's mv is addmv into a vec-typed result
-            from .._dtype import from_numpy_dtype
 
             names = [from_numpy_dtype(d)._legacy for d in (v.dtype, a.dtype, v.dtype)]
             raise RuntimeError("addmv input tensors must have the same dtype, but got "
@@ -524,7 +528,7 @@ class Addmm(Op):
         fused = _addmm_mkl(bias, a, b, beta, alpha)
         if fused is not None:
             return fused
-        if a.dtype.name in _REDUCED and a.ndim == 2 and b.ndim == 2 \
+        if a.dtype.char in _REDUCED_CHARS and a.ndim == 2 and b.ndim == 2 \
                 and a.dtype == b.dtype == bias.dtype and a.shape[1] == b.shape[0] \
                 and np.broadcast_shapes(bias.shape, (a.shape[0], b.shape[1])) \
                 == (a.shape[0], b.shape[1]):
@@ -609,8 +613,6 @@ def _addmm_mkl(bias, a, b, beta, alpha):
 
 
 def _legacy(a: np.ndarray) -> str:
-    from .._dtype import from_numpy_dtype
-
     return from_numpy_dtype(a.dtype)._legacy
 
 
@@ -638,8 +640,6 @@ class Bmm(Op):
                 f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}]."
             )
         if a.dtype != b.dtype:
-            from .._dtype import from_numpy_dtype
-
             raise RuntimeError(f"expected scalar type {from_numpy_dtype(a.dtype)._legacy} but "
                                f"found {from_numpy_dtype(b.dtype)._legacy}")
         if a.dtype.kind == "b":
@@ -677,7 +677,7 @@ def _bmm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     one gemm per matrix, made as torch makes it (ops/_blas.py) where MKL is installed."""
     batch, m, k = a.shape
     n = b.shape[2]
-    if a.dtype.name in _REDUCED and b.dtype == a.dtype:
+    if a.dtype.char in _REDUCED_CHARS and b.dtype == a.dtype:
         return _reduced_bmm(a, b)
     if a.dtype.kind != "f" or b.dtype != a.dtype or a.dtype.itemsize < 4:
         return np.matmul(a, b)
@@ -756,7 +756,7 @@ def baddbmm_float(bias: np.ndarray, a: np.ndarray, b: np.ndarray, beta, alpha) -
     if k == 0:
         return _scaled_copy(np.broadcast_to(bias, shape), beta)
     if k * m * n < 400:
-        wide = dtype.name in _REDUCED
+        wide = dtype.char in _REDUCED_CHARS
         work = _F32 if wide else dtype
         left, right = (a.astype(_F32), b.astype(_F32)) if wide else (a, b)
         products = np.multiply(left[:, :, :, None], right[:, None, :, :])
@@ -811,9 +811,6 @@ def matmul(a, b):
 
 
 def _matmul_dims(a, b):
-    from ..amp._state import state as autocast_state
-    from .shape import SqueezeLast
-
     if autocast_state.active:  # torch's CPU autocast casts at matmul, before its reshapes
         a, b = autocast_state.cast_args("lower_precision_fp", (a, b))
 
@@ -867,8 +864,6 @@ def _should_fold(a, b) -> bool:
 
 
 def _folded(a, b):
-    from .shape import UnsafeView
-
     transpose = b.ndim > a.ndim
     t1 = b.mT if transpose else a
     t2 = (a.t() if a.ndim == 2 else a) if transpose else b
@@ -883,8 +878,6 @@ def _folded(a, b):
 
 def _batched(a, b):
     """Broadcast the batch dims, flatten them into one and call bmm (ATen's general case)."""
-    from .shape import UnsafeView
-
     da, db = a.ndim, b.ndim
     n = a.shape[-2] if da > 1 else 1
     m1 = a.shape[-1]

@@ -10,6 +10,7 @@ graph has torch's nodes: ``einsum('ij,jk->ik')`` ends in ``ViewBackward0`` over
 from __future__ import annotations
 
 from ..tensor import Tensor
+from .shape import _wrap_dim
 
 _LETTERS = 26
 _ELLIPSIS = 2 * _LETTERS  # the label code of "..."
@@ -316,7 +317,6 @@ def _sumproduct_pair(left: Tensor, right: Tensor, sum_dims: list) -> Tensor:
 def tensordot(a: Tensor, b: Tensor, dims=2) -> Tensor:
     """torch.tensordot: contract ``dims`` of ``a`` with ``dims`` of ``b`` via one ``mm``."""
     from . import reshape
-    from .shape import _wrap_dim
 
     if isinstance(dims, Tensor):
         dims = dims.tolist()

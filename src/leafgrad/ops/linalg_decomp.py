@@ -33,6 +33,11 @@ from ._forward import jvp_sum
 from . import _batching_rules as batch
 from .complex import conj
 from .registry import Op, plain_backward, register
+from ._bfloat16 import legacy_name
+from .linalg import matmul
+from .math_logic import Where
+from .._dtype import from_numpy_dtype
+from .complex import Imag
 
 
 class _LinAlgError(RuntimeError):
@@ -54,8 +59,6 @@ def _check_matrix(a: np.ndarray, name: str) -> None:
 
 def _low_precision(a: np.ndarray, name: str):
     """bfloat16 as ``_check_float`` refuses float16 (``Op.bfloat16_kernel``)."""
-    from ._bfloat16 import legacy_name
-
     if a.ndim < 2 or a.dtype.kind != "V":
         return None
     return RuntimeError(f"{name}: Low precision dtypes not supported. Got {legacy_name(a)}")
@@ -63,8 +66,6 @@ def _low_precision(a: np.ndarray, name: str):
 
 def _solve_bfloat16(a: np.ndarray, b: np.ndarray):
     """linalg.solve with a bfloat16 operand: torch's dtype check, then no bfloat16 LU kernel."""
-    from ._bfloat16 import legacy_name
-
     if a.ndim < 2 or a.shape[-1] != a.shape[-2] or a.dtype.kind not in "fcV":
         return None  # the forward's own checks come first
     if a.dtype != b.dtype:
@@ -77,8 +78,6 @@ def _check_float(a: np.ndarray, name: str, kernel: str | None = None) -> None:
     """Floating or complex inputs only; float16 is refused too (torch's CPU LAPACK kernels lack
     it), with the message of torch's ``kernel`` dispatch when given, else of the op's own check."""
     if a.dtype.kind not in "fc":
-        from .._dtype import from_numpy_dtype
-
         raise RuntimeError(
             f"{name}: Expected a floating point or complex tensor as input. Got "
             f"{from_numpy_dtype(a.dtype)._legacy}"
@@ -152,8 +151,6 @@ def _diag_embed(vector: Tensor) -> Tensor:
 
 
 def _matmul(a: Tensor, b: Tensor) -> Tensor:
-    from .linalg import matmul
-
     return matmul(a, b)
 
 
@@ -350,8 +347,6 @@ class LinalgSlogdet(MultiOutputOp):
             if grad is not None:
                 grad = grad.to(a.dtype)
             if grad_sign is not None:
-                from .complex import Imag
-
                 rotation = Imag.apply(conj(grad_sign) * self.saved("sign")) * 1j
                 grad = -rotation if grad is None else grad - rotation
         elif grad is None:  # the sign is piecewise constant: no gradient flows through it
@@ -462,8 +457,6 @@ class LinalgSolveEx(Op):
         _check_square(a, "linalg.solve")
         _check_float(a, "linalg.solve", "lu_cpu")
         if a.dtype != b.dtype:
-            from .._dtype import from_numpy_dtype
-
             raise RuntimeError(
                 "linalg.solve: Expected A and B to have the same dtype, but found A of type "
                 f"{from_numpy_dtype(a.dtype)._legacy} and B of type "
@@ -649,8 +642,6 @@ def slogdet(a: Tensor) -> tuple:
 
 def logdet(a: Tensor) -> Tensor:
     """log(det(A)): nan for a negative determinant, -inf for a singular matrix."""
-    from .math_logic import Where
-
     _check_square_float(a._data, "logdet")
     sign, logabsdet = LinalgSlogdet.apply(a)
     if a._data.dtype.kind == "c":  # torch: log(sign) + logabsdet

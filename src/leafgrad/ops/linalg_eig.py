@@ -25,6 +25,7 @@ from . import _layout
 from .linalg_decomp import MultiOutputOp, _check_matrix, _diag_embed, _matmul, solve
 from .linalg_factor import _check_phase_invariant, _may_need_grad
 from .registry import register
+from .._dtype import from_numpy_dtype
 
 
 def _complex_dtype(a: np.ndarray) -> np.dtype:
@@ -34,8 +35,6 @@ def _complex_dtype(a: np.ndarray) -> np.dtype:
 def _check_input(a: np.ndarray, name: str) -> None:
     """torch's checks, in torch's order: the complex result type, the rank, squareness, the
     kernel's dtypes (no Half), finite entries."""
-    from .._dtype import from_numpy_dtype
-
     if a.dtype.kind not in "fc":
         raise RuntimeError(f"Unknown Complex ScalarType for {from_numpy_dtype(a.dtype)._legacy}")
     _check_matrix(a, name)

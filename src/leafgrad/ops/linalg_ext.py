@@ -21,6 +21,9 @@ from . import _batching_rules as batch
 from .registry import Op, register
 from .shape import _wrap_dim
 from .shape_ext import Diagonal, DiagonalBackward
+from .elementwise import _scale
+from .linalg import Addmm
+from .shape import UnsafeView
 
 
 def _legacy_name(array: np.ndarray) -> str:
@@ -65,8 +68,6 @@ def _add_scaled(bias: np.ndarray, product: np.ndarray, beta, alpha) -> np.ndarra
 
 def _scaled(grad, factor):
     """torch's maybe_multiply(grad, factor): a Scalar product (MulBackward1) unless 1."""
-    from .elementwise import _scale
-
     return grad if factor == 1 else _scale(grad, factor)
 
 
@@ -210,8 +211,6 @@ class Addmv(Op):
 
 
 def _reduced_addmv(bias, mat, vec, beta, alpha):
-    from .linalg import Addmm
-
     rows, cols = mat.shape
     bias = np.broadcast_to(bias, (rows,))
     item = mat.itemsize
@@ -415,8 +414,6 @@ def outer(a, b):
 
 
 def addmm(bias, mat1, mat2, beta=1, alpha=1):
-    from .linalg import Addmm
-
     for name, other in (("self", bias), ("mat1", mat1)):
         if other.dtype != mat2.dtype:
             raise RuntimeError(
@@ -475,8 +472,6 @@ def diag(tensor, diagonal=0):
 
 def kron(a, b):
     """Kronecker product, built like torch's: interleave singleton dims, multiply, reshape."""
-    from .shape import UnsafeView
-
     ndim = max(a.ndim, b.ndim)
     a_shape = (1,) * (ndim - a.ndim) + tuple(a.shape)
     b_shape = (1,) * (ndim - b.ndim) + tuple(b.shape)

@@ -27,6 +27,9 @@ from . import _lapack
 from . import _layout
 from . import _batching_rules as batch
 from .registry import Op, register
+from .._dtype import from_numpy_dtype
+from ._blas import mm
+from .linalg import _bmm
 
 
 def _real_dtype(a: np.ndarray) -> np.dtype:
@@ -422,8 +425,6 @@ class LinalgEigh(MultiOutputOp):
                 f"by {a.shape[-1]} matrices"
             )
         if a.dtype.kind not in "fc" or a.dtype == np.float16:
-            from .._dtype import from_numpy_dtype
-
             raise NotImplementedError(
                 f"\"linalg_eigh_cpu\" not implemented for '{from_numpy_dtype(a.dtype)._legacy}'"
             )
@@ -499,8 +500,6 @@ class LinalgPinv(Op):
     @staticmethod
     def forward(ctx, a, atol=None, rtol=None, hermitian=False):
         if a.ndim < 2 or a.dtype.kind not in "fc" or a.dtype == np.float16:
-            from .._dtype import from_numpy_dtype
-
             raise RuntimeError(
                 f"linalg.pinv({from_numpy_dtype(a.dtype)._legacy}{{{list(a.shape)}}}): expected a "
                 "tensor with 2 or more dimensions of float, double, cfloat or cdouble types"
@@ -520,8 +519,6 @@ class LinalgPinv(Op):
         scaled = np.conj(np.swapaxes(vh, -1, -2)) * inverse[..., None, :]
         u_h = np.conj(np.swapaxes(u, -1, -2))
         if replayed is not None:  # torch's at::matmul of the two: MKL's gemm (batched: bmm)
-            from ._blas import mm
-            from .linalg import _bmm
 
             if scaled.ndim == 2:
                 product = mm(scaled, u_h)

@@ -16,6 +16,7 @@ from ..tensor import Tensor, _wrap
 from .linalg_decomp import _check_matrix, _check_square, inv
 from .linalg_factor import svdvals
 from .shape import _wrap_dim
+from .linalg import matmul
 
 
 def vector_norm(a: Tensor, ord=2, dim=None, keepdim=False, *, dtype=None) -> Tensor:  # noqa: A002
@@ -127,8 +128,6 @@ def norm(a: Tensor, ord=None, dim=None, keepdim=False, *, dtype=None) -> Tensor:
 
 def matrix_power(a: Tensor, n: int) -> Tensor:
     """A^n by repeated squaring (A^-n = inv(A)^n), with torch's chain of matmuls."""
-    from .linalg import matmul
-
     _check_square(a._data, "linalg.matrix_power")
     if n == 0:
         from .._creation import eye

@@ -13,6 +13,19 @@ from ._double_backward import records_double_backward, self_args, self_edge
 from .registry import Op, array_kernel, plain_backward, register
 from ..tensor import _wrap
 from . import _inference_writes as _writes
+from ..autograd.forward_ad import get_tangent, state as dual_state
+from ._batching_rules import MEAN_PER_EXAMPLE
+from .._compile.state import state as capture
+from ..autograd.grad_mode import state as grad_state
+from ..autograd._vmap_state import state as vmap_state
+from .activation_extra import LogSigmoid
+from .activation import kernel_tensor
+from .math_logic import Where
+from ._forward import jvp_by_decomposition
+from .elementwise import _legacy_name
+from ._bfloat16 import to_bfloat16
+from . import _sleef_double
+from .special_fns import AddScalarFormula
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -106,8 +119,6 @@ class _Pointwise(Op):
     def forward(cls, ctx, a, target, reduction, **params):
         a, target = _promote.binary(a, target)
         if a.dtype.kind in "iub" and cls.integer_kernel is not None:
-            from .elementwise import _legacy_name
-
             raise NotImplementedError(
                 f'"{cls.integer_kernel}" not implemented for \'{_legacy_name(a)}\'')
         half = getattr(cls, "half_kernel", None)
@@ -253,10 +264,6 @@ class SmoothL1Loss(_Pointwise):
 
     @staticmethod
     def slope(diff, beta):
-        from .activation import kernel_tensor
-
-        from .math_logic import Where
-
         # a select, not a blend by the mask: an infinite difference has slope +-1 (0 * inf
         # was NaN)
         inside = kernel_tensor(_smooth_l1_inside, diff._data, beta=beta) != 0
@@ -313,10 +320,6 @@ class HuberLoss(_Pointwise):
 
     @staticmethod
     def slope(diff, delta):
-        from .activation import kernel_tensor
-
-        from .math_logic import Where
-
         inside = kernel_tensor(_huber_inside, diff._data, delta=delta) != 0
         return Where.apply(diff, diff.sign() * delta, condition=inside)
 
@@ -354,8 +357,6 @@ class _PointwiseBackward(Op):
         return result.astype(a.dtype, copy=False) if a.dtype.kind == "f" else result
 
     def jvp(self, tangents, primals, result):
-        from ._forward import jvp_by_decomposition
-
         params = dict(self._params)
         reduction = params.pop("reduction")
 
@@ -421,10 +422,6 @@ def _check_mse_forward_over_reverse(node, grad) -> None:
     tangent for the input or the target: mse_loss_double_backward(self_t * grad_output) then
     divides 2 * t in place by numel, and t is a ZeroTensor, which refuses. A vmap level inside
     the jvp runs mse_loss_backward as plain ops first (jacfwd(jacrev(f)) works)."""
-    from ..autograd.forward_ad import get_tangent, state as dual_state
-
-    from ._batching_rules import MEAN_PER_EXAMPLE
-
     if not dual_state.active or node._params["reduction"] != "mean" and \
             node not in MEAN_PER_EXAMPLE:
         return
@@ -464,8 +461,6 @@ class SmoothL1LossBackward(_PointwiseBackward):
 
     @staticmethod
     def curvature(diff, beta):
-        from .activation import kernel_tensor
-
         return kernel_tensor(_strictly_inside, diff._data, bound=beta) / beta
 
 
@@ -477,8 +472,6 @@ class HuberLossBackward(_PointwiseBackward):
 
     @staticmethod
     def curvature(diff, delta):
-        from .activation import kernel_tensor
-
         return kernel_tensor(_strictly_inside, diff._data, bound=delta)
 
 
@@ -501,7 +494,9 @@ HuberLoss.backward_op = HuberLossBackward
 
 
 def _recorded_in_capture() -> bool:
-    from .norm import _recorded_in_capture as recorded
+    if not capture.active:  # (norm.py's, False outside leafgrad.compile's capture)
+        return False
+    from .norm import _recorded_in_capture as recorded  # (loaded after this module)
 
     return recorded()
 
@@ -549,8 +544,6 @@ def _huber_half(a: np.ndarray, target: np.ndarray, delta) -> np.ndarray:
 def _scalar_elements(x: np.ndarray, target: np.ndarray, grad: np.ndarray):
     """The elements torch's kernel leaves to its scalar op: None (none), ``...`` (all) or an
     index into the result."""
-    from . import _layout
-
     shape = np.broadcast_shapes(x.shape, target.shape, grad.shape)
     size = int(np.prod(shape))
     pair = 64 // x.itemsize
@@ -996,13 +989,8 @@ class BinaryCrossEntropy(Op):
 def _records_with_capture() -> bool:
     """records_double_backward(), leafgrad.compile's capture included (the op's forward is
     NumPy only: the capture records it as one step and its backward's Tensor ops)."""
-    from .._compile.state import state as capture
-
     if not capture.active:
         return records_double_backward()
-    from ..autograd.grad_mode import state as grad_state
-    from ..autograd.forward_ad import state as dual_state
-    from ..autograd._vmap_state import state as vmap_state
 
     return grad_state.grad_enabled and not (dual_state.active or vmap_state.active)
 
@@ -1034,8 +1022,6 @@ class BinaryCrossEntropyBackward(Op):
         return np.asarray(value)
 
     def jvp(self, tangents, primals, result):
-        from ._forward import jvp_by_decomposition
-
         reduction = self._params["reduction"]
 
         def formula(grad, x, target, weight):
@@ -1094,7 +1080,6 @@ class BinaryCrossEntropyWithLogits(Op):
         if a.dtype == np.float32:
             softplus_neg = -_sleef_unary.log_sigmoid(a).reshape(a.shape)
         elif a.dtype == np.float64:  # (SLEEF's expd and log1pd: ops/_sleef_double.py)
-            from . import _sleef_double
 
             softplus_neg = -_sleef_double.log_sigmoid(a)
         else:
@@ -1109,8 +1094,6 @@ class BinaryCrossEntropyWithLogits(Op):
         # torch's loss is (1 - target).mul_(input)...: the target's dtype (result_dtype, named
         # where it is not the input's; bfloat16 rounded here, the operands arriving widened)
         if result_dtype == "bfloat16":
-            from ._bfloat16 import to_bfloat16
-
             return to_bfloat16(_reduce(losses.astype(np.float32), reduction))
         return _reduce(losses.astype(result_dtype or a.dtype), reduction)
 
@@ -1126,8 +1109,6 @@ class BinaryCrossEntropyWithLogits(Op):
         grad_x = grad_t = None
         if self.needs_grad(0):
             if pw is not None:
-                from .special_fns import AddScalarFormula  # (C++'s add(1): AddBackward1)
-
                 scaled = pw * target
                 grad_x = ((AddScalarFormula.apply(scaled, other=1) - target) * x.sigmoid()
                           - scaled) * g
@@ -1157,8 +1138,6 @@ class BinaryCrossEntropyWithLogits(Op):
 
 def _log_sigmoid(x):
     """log(sigmoid(x)) as torch's log_sigmoid: min(x, 0) - log1p(exp(-|x|))."""
-    from .activation_extra import LogSigmoid
-
     return LogSigmoid.apply(x)
 
 

@@ -11,6 +11,8 @@ from . import _layout
 from . import _batching_rules as batch
 from .registry import Op, register
 from ._double_backward import RecordedFormula, not_implemented_gradient, records_double_backward
+from .._dtype import from_numpy_dtype
+from ..autograd.grad_mode import no_grad
 
 
 def _reduce_array(losses: np.ndarray, reduction: str) -> np.ndarray:
@@ -36,8 +38,6 @@ def _reduce_grad(grad, shape, reduction: str, count: int):
 def _complex_soft_margin(a, target, reduction):
     """torch's kernel on complex values: log1p(exp(-target * input)), in the promoted dtype,
     which must be the input's."""
-    from .._dtype import from_numpy_dtype
-
     dtype = np.result_type(a, target)
     if dtype != a.dtype:
         raise RuntimeError(f"result type {from_numpy_dtype(dtype)._legacy} can't be cast to the "
@@ -190,7 +190,6 @@ class MultiMarginLoss(Op):
         if records_double_backward():
             # torch has no derivative for multi_margin_loss_backward: its create_graph backward
             # records a NotImplemented node (edges grad_output, self) whose backward raises
-            from ..autograd.grad_mode import no_grad
 
             with no_grad():
                 value = self._grad_value(grad)

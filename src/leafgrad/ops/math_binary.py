@@ -27,6 +27,7 @@ from . import _batching_rules as batch
 from . import _uint
 from .registry import NoDerivative, Op, register
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
+from .elementwise import MulScalar
 
 _ZERO_DIVISION = "ZeroDivisionError"
 
@@ -714,7 +715,6 @@ class Lerp(Op):
         # derivatives.yaml: grad * (1 - weight.conj()), grad * weight.conj(), products with a
         # Scalar (MulBackward1 under create_graph; a tensor product recorded MulBackward0 with
         # an edge for the number: generated-program seed 21060)
-        from .elementwise import MulScalar
 
         weight = self._params["weight"]
         if isinstance(weight, complex) and grad.is_complex():

@@ -10,14 +10,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _dtype
 from .._construct import checked_operand
-from . import _layout, _promote
+from . import _promote
 from ._forward import auto_element_wise, filled
 from .loss import DivScalar
 from .math_logic import Where, check_broadcast_all
 from . import _batching_rules as batch
 from . import _uint
+from .inplace import _BY_NP, _C10_NAMES, inplace
 from .registry import Op, register
+from .elementwise import Clamp, keep_self_on_ties
+from ..tensor import Tensor, _clamp_bounds
 
 
 def _where(condition, a, b):
@@ -103,35 +107,6 @@ class ClampTensor(Op):
     def _has_input(self, index: int) -> bool:
         """Whether the optional bound ``index`` was given (None bounds have no metadata)."""
         return self._input_meta[index] is not None
-
-
-def keep_self_on_ties(out: np.ndarray, a: np.ndarray, other=None, operands=()) -> np.ndarray:
-    """torch's max/min/clamp kernels keep ``self`` where it ties with the other operand:
-    ``maximum(-0., 0.)`` and ``clamp(-0., min=0.)`` are -0. (NumPy gives its second operand).
-    Equal floats other than zeros are the same bits, so only zeros' signs are put back.
-
-    With ``other`` (an array: maximum, minimum, clamp's tensor bounds) the elements torch's
-    vectorised loop computes keep ``other`` instead: ``_mm256_max_ps(a, b)`` gives ``b`` on a
-    tie (seed 34096: minimum of 9 float64 zeros and -0.). ``operands``: the op's array inputs,
-    which decide those elements (``_layout.vectorized_elements``)."""
-    if out.dtype.kind != "f" or a.dtype.kind != "f":
-        return out
-    out = np.asarray(out)  # (NumPy gives a 0-d operation a scalar)
-    zeros = out == 0
-    if not zeros.any():
-        return out
-    if a.shape != out.shape:
-        a = np.broadcast_to(a, out.shape)
-    lanes = None
-    if other is not None and out.ndim:
-        lanes = _layout.vectorized_elements(out.shape, operands or (a, other), out.itemsize)
-    if lanes is None:
-        np.copysign(out, a, out=out, where=zeros & (a == 0))
-        return out
-    other = np.broadcast_to(other, out.shape)
-    ties = zeros & (a == 0) & (other == 0)
-    np.copysign(out, np.where(lanes, other, a), out=out, where=ties)
-    return out
 
 
 def _clamp_one_side(a, bound, ufunc):
@@ -406,9 +381,6 @@ def invalid_arguments(name: str, args: tuple) -> TypeError:
 def _clamp_dispatch(tensor, low, high, name: str):
     """``(op, args, params)`` for clamp: number bounds -> ClampBackward1, tensor bounds ->
     ClampBackward0; a number and a tensor together is torch's argument error."""
-    from ..tensor import Tensor
-    from .elementwise import Clamp
-
     if low is None and high is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     tensors = isinstance(low, Tensor) or isinstance(high, Tensor)
@@ -419,8 +391,6 @@ def _clamp_dispatch(tensor, low, high, name: str):
         if not all(bound is None or not isinstance(bound, Tensor)
                    or bound.ndim == 0 and not bound.requires_grad for bound in (low, high)):
             raise invalid_arguments(name, (low, high))
-        from ..tensor import _clamp_bounds
-
         low, high = _clamp_bounds(tensor, *(bound.item() if isinstance(bound, Tensor)
                                             else bound for bound in (low, high)))
         return Clamp, (), {"min": low, "max": high}
@@ -443,8 +413,6 @@ def _clamp_dispatch(tensor, low, high, name: str):
 
 
 def _dtype_of(*tensors):
-    from .. import _dtype
-
     return _dtype.result_type(*[t for t in tensors if t is not None])
 
 
@@ -455,8 +423,6 @@ def clamp(tensor, min=None, max=None):  # noqa: A002 - torch's names
 
 
 def clamp_(tensor, min=None, max=None):  # noqa: A002
-    from .inplace import _C10_NAMES, _BY_NP, inplace
-
     data = tensor._data
     if data.dtype.kind in "biu" and data.__class__ is np.ndarray and (
             min.__class__ is complex or max.__class__ is complex):

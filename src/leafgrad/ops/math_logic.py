@@ -24,6 +24,7 @@ from . import _batching_rules as batch
 from . import _uint
 from .registry import Op, register
 from . import _inference_writes as _writes
+from .._dtype import get_default_dtype
 
 
 def check_broadcast_all(*operands) -> None:
@@ -288,7 +289,6 @@ def isclose_array(a: np.ndarray, b: np.ndarray, rtol, atol, equal_nan) -> np.nda
         return close
     if a.dtype.kind not in "fc":
         # torch measures integer (and bool) distances in the default float dtype
-        from .._dtype import get_default_dtype
 
         a = a.astype(get_default_dtype().np)
         b = b.astype(a.dtype)

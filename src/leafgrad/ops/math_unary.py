@@ -29,6 +29,12 @@ from .registry import Op, register
 from ..tensor import _wrap
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
 from . import _inference_writes as _writes
+from ._masks import zeros_tensor
+from .complex import Conj, Real
+from .math_logic import Where
+from .. import _dtype
+from ._bfloat16 import to_bfloat16
+from ..autograd.graph import zero_grad_tensor
 
 # derivatives.yaml's literals (log2: 0.6931471805599453, log10: 2.3025850929940456, which is
 # the double one ulp below math.log(10): log10's float64 gradient was a last bit off on ~90% of
@@ -42,8 +48,6 @@ _HALF_SQRT_PI = 0.5 * math.sqrt(math.pi)
 def _zeros_like(grad):
     """torch's ``zeros_like(grad)`` in a backward: a constant, so it starts no graph of its own
     (a create_graph gradient of floor/round/sign does not require grad, as in torch)."""
-    from ._masks import zeros_tensor
-
     return zeros_tensor(grad._data.shape, grad._data.dtype)  # a capturable kernel
 
 
@@ -641,13 +645,10 @@ class Sgn(Op):
         a = self.saved("self")
         if a._data.dtype.kind != "c":
             # torch's efficient zeros (Note: zero gradients, autograd/graph.py)
-            from ..autograd.graph import zero_grad_tensor
 
             return zero_grad_tensor(_zeros_like(grad))
         # z / |z| moves only along the circle: the gradient is grad's component tangent to it,
         # over |z| (torch's sgn_backward), and 0 at z == 0
-        from .complex import Conj, Real
-        from .math_logic import Where
 
         result = self.saved("result")
         magnitude = a.abs()
@@ -678,9 +679,6 @@ class NanToNum(Op):
 
     @staticmethod
     def forward(ctx, a, nan=None, posinf=None, neginf=None):
-        from .. import _dtype
-        from ._bfloat16 import to_bfloat16
-
         if _dtype.is_bfloat16_array(a):
             # float32's largest values would round to inf: bfloat16's are 0x7F7F / 0xFF7F
             largest = float(np.array(0x7F7F0000, np.uint32).view(np.float32))

@@ -19,6 +19,7 @@ from .linalg import _REDUCED, addbmm_float, real_scalars
 from .linalg_ext import _expanded_size_error, _legacy_name, _scaled
 from .math_unary import _not_implemented
 from .registry import Op, register
+from .._info import is_warn_always_enabled
 
 __all__ = ["Addr", "Addbmm", "BlockDiag", "addr", "addbmm", "block_diag", "chain_matmul"]
 
@@ -357,7 +358,6 @@ def chain_matmul(*matrices):
     ``set_warn_always(True)``); ``linalg.multi_dot`` of 2-d tensors."""
     import warnings
 
-    from .._info import is_warn_always_enabled
     from .._linalg_more import multi_dot
 
     if not _chain_matmul_warned or is_warn_always_enabled():

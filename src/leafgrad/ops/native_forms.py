@@ -16,6 +16,8 @@ from .linalg_factor import LinalgCholeskyEx
 from .norm import GroupNorm
 from .reductions_stats import LinalgVectorNorm
 from .registry import Op, register
+from .norm import group_norm_statistics_grad
+from .. import _dtype
 
 
 @register
@@ -35,8 +37,6 @@ class Cholesky(LinalgCholeskyEx):
             raise RuntimeError(f"cholesky: A must be batches of square matrices, but they are "
                                f"{a.shape[-2]} by {a.shape[-1]} matrices")
         if a.dtype.kind not in "fc":
-            from .. import _dtype
-
             name = _dtype.from_numpy_dtype(a.dtype)._legacy
             raise NotImplementedError(f"\"cholesky_cpu\" not implemented for '{name}'")
         if a.size == 0:  # (torch's cholesky returns an empty tensor of the input's layout)
@@ -142,7 +142,6 @@ class NativeGroupNorm(GroupNorm):
         # torch's infinitely_differentiable_native_group_norm_backward (taken whenever the
         # statistics get a gradient): their var_mean backward reaches the input too, when
         # both have one (one alone is dropped, as torch's formula does)
-        from .norm import group_norm_statistics_grad
 
         extra = group_norm_statistics_grad(self.saved("input"), dmean, drstd,
                                            self._params["num_groups"], self._params["eps"])

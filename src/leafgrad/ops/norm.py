@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._compile.state import state as _capture
+from .._info import get_num_threads
+from ..autograd.grad_mode import state as _grad_state
 from ..backends import cpu as _cpu
+from ..tensor import _wrap
 from . import _batch_norm_kernels, _float_kernels, _layout, _norm_kernels
 from .._construct import checked_operand, unsigned_fill
 from ._forward import auto_linear, jvp_sum
@@ -17,6 +21,10 @@ from . import _batching_rules as batch
 from .reduce import stat_mean, stat_sum
 from ._double_backward import RecordedFormula, records_double_backward, self_args, self_edge
 from .registry import Op, array_kernel, plain_backward, register
+from ..autograd._vmap_state import state as vmap_state
+from ..autograd.forward_ad import state as dual_state
+from .registry import _save_plan
+from .activation import kernel_tensor
 
 
 def _normalise_array(x: np.ndarray, dims: tuple, eps: float):
@@ -120,8 +128,6 @@ class _Normalisation(Op):
             exact = type(self).torch_backward(grad._data, None if x is None else x._data,
                                               weight, p, mask)
             if exact is not None:
-                from ..tensor import _wrap
-
                 return tuple(None if out is None else _wrap(out) for out in exact)
         return type(self).grads(grad, x, weight, p, mask, self.input_shape(0),
                                 self.input_shape(1) if mask[1] else None,
@@ -250,7 +256,6 @@ class LayerNorm(_Normalisation):
                 x is not None and x.__class__ is not np.ndarray or \
                 grad.size > limit and not _cpu.torch_bits:
             return None
-        from .._info import get_num_threads
 
         gamma = None if weight is None else weight._data
         if gamma is not None and gamma.dtype != grad.dtype or x is not None and (
@@ -292,8 +297,6 @@ class BatchNorm(_Normalisation):
         # weight gives +0. (fma(x, 0, beta)) where the formula kept (x - mean)'s sign
         # (generated-program seed 140822)
         if _batch_norm_kernels.supported(x) and _same_dtype(x, weight, bias):
-            from .._info import get_num_threads
-
             out = _batch_norm_kernels.forward(x, weight, bias, params["eps"],
                                               get_num_threads(), _cpu.torch_bits)
             return cls.result_layout(out, x)
@@ -312,7 +315,6 @@ class BatchNorm(_Normalisation):
                 not (_arrays_recorded() if recorded else plain_backward()) or \
                 not _same_dtype(x, gamma, grad) or type(grad) is not np.ndarray:
             return None
-        from .._info import get_num_threads
 
         arrays = (grad, x) + (() if gamma is None else (gamma,))
         # one kernel: leafgrad.compile records and replays the same call (registry.py)
@@ -348,18 +350,12 @@ def _unpack_running(node) -> None:
 def _recorded_in_capture() -> bool:
     """A create_graph backward under leafgrad.compile: batch_norm's records its node there too,
     whose values are the kernel's (a capture replays the op's forward), as the eager one."""
-    from .._compile.state import state as capture
-    from ..autograd.grad_mode import state as grad_state
-
-    return capture.active and grad_state.grad_enabled and _arrays_recorded()
+    return _capture.active and _grad_state.grad_enabled and _arrays_recorded()
 
 
 def _arrays_recorded() -> bool:
     """Whether a recorded backward op's forward may compute its arrays by a kernel: not under
     forward AD or vmap (whose values are the formula's Tensor ops)."""
-    from ..autograd._vmap_state import state as vmap_state
-    from ..autograd.forward_ad import state as dual_state
-
     return not (dual_state.active or vmap_state.active)
 
 
@@ -433,7 +429,6 @@ class GroupNorm(_Normalisation):
             return None
         arrays = (grad,) + (() if x is None else (x,)) + (() if gamma is None else (gamma,))
         # one kernel: leafgrad.compile records and replays the same call (registry.py)
-        from .._info import get_num_threads
 
         outputs = array_kernel(_group_norm_backward_kernel, *arrays, has_x=x is not None,
                                groups=params["num_groups"], eps=params["eps"], mask=tuple(mask),
@@ -594,8 +589,6 @@ def _make_group_norm_statistics():
                                               self._params["num_groups"],
                                               self._params["eps"]), None, None
 
-    from .registry import _save_plan
-
     GroupNormStatistics._save_plan = _save_plan(GroupNormStatistics)
     GroupNormStatistics.__name__ = GroupNormStatistics.__qualname__ = GroupNormStatistics.node
     return GroupNormStatistics
@@ -671,11 +664,9 @@ def _eval_parameter_grads(dy, x, mean, var, eps: float, mask: tuple, threads: in
     """(grad_weight, grad_bias) of eval-mode batch norm, as torch's kernel (an empty array
     where not in ``mask``): ``invstd = 1 / std::sqrt(running_var + eps)`` in the dtype's
     arithmetic (eps a double)."""
-    from ..backends import cpu
-
     dtype = x.dtype.type
     invstd = (1 / np.sqrt(var.astype(np.float64) + eps)).astype(dtype)
-    outputs = _batch_norm_kernels.backward(dy, x, None, eps, mask, threads, cpu.torch_bits,
+    outputs = _batch_norm_kernels.backward(dy, x, None, eps, mask, threads, _cpu.torch_bits,
                                            stats=(mean.astype(dtype), invstd))
     return tuple(np.zeros(0, x.dtype) if out is None else out for out in outputs[1:])
 
@@ -762,8 +753,6 @@ class BatchNormEval(Op):
     def grads(grad, x, weight, p, mask, x_shape, kernel: bool = False):
         """(grad_input, grad_weight, grad_bias) for those in ``mask`` (Tensor formulas;
         ``kernel``: a backward that records nothing, whose parameter grads may be arrays)."""
-        from .activation import kernel_tensor
-
         shape = (1, x_shape[1]) + (1,) * (len(x_shape) - 2)
         dtype = grad._data.dtype
         # kernels (Note: masks as kernels in activation.py): a capture recomputes them
@@ -772,7 +761,6 @@ class BatchNormEval(Op):
         grad_x = grad_w = grad_b = None
         if mask[0]:
             grad_x = grad * scale if weight is None else grad * scale * weight.reshape(shape)
-        from .._info import get_num_threads
 
         if (mask[1] or mask[2]) and kernel and x is not None and _eval_kernel_applies(grad._data, x._data, p["mean"], p["var"]):
             # torch's backward kernel with the running statistics: per-channel sums of dy and
@@ -829,8 +817,6 @@ class BatchNormEvalBackward(RecordedFormula, Op):
         # either way); differentiated (and under forward AD or vmap), the Tensor formula
         if _arrays_recorded() and x is not None and tuple(x.shape) == tuple(shape) \
                 and _eval_kernel_applies(grad, x, p["mean"], p["var"]):
-            from .._info import get_num_threads
-
             outputs = list(super().forward(ctx, grad, x, weight, save_mean, save_invstd,
                                            mask=mask, shape=shape, **p))
             if mask[1] or mask[2]:

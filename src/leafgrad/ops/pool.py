@@ -13,6 +13,8 @@ from . import _layout
 from . import _batching_rules as batch
 from ._double_backward import self_args, self_edge
 from .registry import Op, register
+from .._dtype import is_bfloat16_array
+from ._bfloat16 import to_bfloat16
 
 
 def _batched(function):
@@ -398,8 +400,6 @@ _LANES = {"float32": 8, "float64": 4, "float16": 16, "bfloat16": 16}
 def _vector_channels(array: np.ndarray) -> int:
     """How many leading channels a channels-last kernel divides at once (Note: adaptive
     average lanes): none for a contiguous array."""
-    from .._dtype import is_bfloat16_array
-
     if not _layout._channels_last(array):
         return 0
     channels = array.shape[1]
@@ -451,8 +451,6 @@ def adaptive_average(x: np.ndarray, output_size: tuple, opmath: bool = True) -> 
     dtype. Either one pass per offset within the largest bin (a smaller bin adds +0. past its
     end) or, where there are fewer bins than offsets (a global pool), one sequential cumsum
     per bin; + 0. for the sum's start."""
-    from .._dtype import is_bfloat16_array
-
     bfloat16 = is_bfloat16_array(x) and opmath
     acc = np.dtype(np.float32) if bfloat16 else accumulator(x.dtype) if opmath else x.dtype
     work = x.astype(acc) if bfloat16 else x
@@ -477,8 +475,6 @@ def adaptive_average(x: np.ndarray, output_size: tuple, opmath: bool = True) -> 
             total += np.where(valid, taken, zero)
     out = _divide_by_bins(total, lengths, _vector_channels(x), acc)
     if bfloat16:
-        from ._bfloat16 import to_bfloat16
-
         return to_bfloat16(out)
     return out.astype(x.dtype)
 

@@ -14,13 +14,13 @@ from . import _cascade_sum, _layout
 from ._forward import auto_linear
 from . import _batching_rules as batch
 from . import _uint
-from .registry import Op, register
+from .registry import OPS, Op, register  # (OPS[name]: an op of a module loaded later)
+from ..tensor import _wrap_dim
+from ._bfloat16 import to_bfloat16
 
 
 def reduce_dims(dim, ndim: int) -> tuple:
     """Normalise ``dim`` (int, tuple or list, possibly negative) to sorted positive dims."""
-    from ..tensor import _wrap_dim
-
     if dim.__class__ is int:
         dims = (dim,)
     elif _argparse.is_int_item(dim):  # a NumPy integer, a one-element integer (or bool)
@@ -85,8 +85,6 @@ def _to_float16(values: np.ndarray) -> np.ndarray:
 def _bfloat16_total(out, operands, params):
     """``bfloat16_finish`` of the full sum: torch's order for bfloat16 (``reduced_total``) in
     place of float32's rounded once."""
-    from ._bfloat16 import to_bfloat16
-
     a = operands[0]
     if a.__class__ is not np.ndarray or not a.size or out.__class__ is not np.ndarray:
         return out
@@ -338,8 +336,6 @@ def _mean_all(a: np.ndarray, unlimited: bool = False) -> np.ndarray:
 def _bfloat16_mean(out, operands, params):
     """``bfloat16_finish`` of the full mean: torch's float32 sum of the float32 copy (past
     ORDER_LIMIT too), divided by the count, rounded once."""
-    from ._bfloat16 import to_bfloat16
-
     a = operands[0]
     if (a.__class__ is not np.ndarray or a.size <= _cascade_sum.ORDER_LIMIT
             or params.get("dtype") is not None or out.__class__ is not np.ndarray):
@@ -373,18 +369,14 @@ class Mean(Op):
         return _mean_all(a)
 
     def backward(self, grad):
-        from .loss import DivScalar
-
         shape = self.input_shape()
-        return DivScalar.apply(grad.expand(shape), other=int(np.prod(shape)))
+        return OPS["DivScalar"].apply(grad.expand(shape), other=int(np.prod(shape)))
 
     jvp = auto_linear
 
 
 def _bfloat16_mean_dims(out, operands, params):
     """``bfloat16_finish`` of a mean over dims: torch's float32 order past ORDER_LIMIT too."""
-    from ._bfloat16 import to_bfloat16
-
     a = operands[0]
     if (a.__class__ is not np.ndarray or a.size <= _cascade_sum.ORDER_LIMIT
             or params.get("dtype") is not None or out.__class__ is not np.ndarray):
@@ -422,10 +414,9 @@ class MeanDim(Op):
         count = 1
         for d in params["dim"]:
             count *= shape[d]
-        from .loss import DivScalar
-
-        return DivScalar.apply(_expand_back(grad, shape, params["dim"], params["keepdim"],
-                                            params.get("whole", False)), other=count)
+        expanded = _expand_back(grad, shape, params["dim"], params["keepdim"],
+                                params.get("whole", False))
+        return OPS["DivScalar"].apply(expanded, other=count)
 
     jvp = auto_linear
 

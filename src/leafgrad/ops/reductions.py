@@ -21,13 +21,15 @@ from ..tensor import Tensor, _wrap, _wrap_dim
 from . import _float_kernels, _layout, return_types
 from ._forward import logsumexp_jvp
 from .elementwise import Div
-from .gather import Scatter
+from .gather import MaskedFillTensor, Scatter
 from .reduce import (_bfloat16_total, _expand_back, _mean_check, _strided_vector_sum, _sum_all,
                      _sum_dims, _sum_dtype, reduce_dims)
 from . import _batching_rules as batch
 from . import _uint
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
-from .registry import Op, array_kernel, plain_backward, register
+from .registry import Op, array_kernel, plain_backward, register, zeros_of
+from .gather import Gather
+from .._dtype import from_numpy_dtype, get_default_dtype
 
 # -- shared helpers (also used by the other reductions_* modules) ---------------------------------
 
@@ -74,8 +76,6 @@ def unsqueeze_dims(grad: Tensor, dims: tuple) -> Tensor:
 def gather_at_indices(tangent: Tensor, dim: int, indices: np.ndarray, keepdim: bool) -> Tensor:
     """torch's ``gather_with_keepdimed_indices``: the entries of ``tangent`` a values-and-indices
     reduction selected (the forward-mode formula of max(dim), sort, topk, median...)."""
-    from .gather import Gather
-
     if tangent.ndim == 0:
         return tangent * 1
     if not keepdim:
@@ -120,13 +120,9 @@ def evenly_distribute(grad: Tensor, self: Tensor, value: Tensor) -> Tensor:
     # by the Python int)
     # torch's CPU steps: grad.new_zeros(sizes).masked_fill_(ties, grad / ties.sum()), so a
     # create_graph gradient's node is MaskedFillBackward1 with an edge for the zeros (None)
-    from .gather import MaskedFillTensor
-
     others = array_kernel(_not_ties, self._data, value._data)
     count = array_kernel(_tie_count, others, dtype=grad._data.dtype)
     ties = array_kernel(np.logical_not, others)
-    from .registry import zeros_of
-
     zeros = _wrap(array_kernel(zeros_of, grad._data, shape=self._data.shape))
     result = MaskedFillTensor.apply(zeros, grad / _wrap(count), mask=ties)
     result._bump_version()  # (the masked_fill_ into the zeros: _version 1, as torch's)
@@ -288,7 +284,6 @@ class Logsumexp(Op):
     @staticmethod
     def forward(ctx, a, dim, keepdim=False):
         if a.dtype.kind not in "fc":  # torch promotes integral inputs to the default float dtype
-            from .._dtype import get_default_dtype
 
             a = a.astype(get_default_dtype().np)
         if a.size == 0:
@@ -422,7 +417,6 @@ def nanmean(tensor, dim=None, keepdim=False, dtype=None):
     dtype = as_dtype(dtype)  # Note: Python types as dtypes
     data = tensor._data
     if data.dtype.kind not in "fcV":  # V: bfloat16 (Note: bfloat16); nansum refuses complex
-        from .._dtype import from_numpy_dtype
 
         raise RuntimeError(
             "nanmean(): expected input to have floating point or complex dtype but got "

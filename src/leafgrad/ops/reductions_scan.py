@@ -16,11 +16,11 @@ from .registry import Op, register
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
 from .shape_ext import Flip
 from . import _inference_writes as _writes
+from .._dtype import from_numpy_dtype
+from ..autograd.grad_mode import is_grad_enabled, no_grad
 
 
 def _torch_dtype(np_dtype):
-    from .._dtype import from_numpy_dtype
-
     return from_numpy_dtype(np_dtype)
 
 
@@ -114,7 +114,6 @@ class Cumprod(Op):
             # d out_k / d a_j = out_k / a_j for k >= j (torch's formula for inputs without 0s),
             # conjugated for complex inputs (Note: torch's convention for complex gradients)
             return _reversed_cumsum(conj(self.saved("result")) * grad, dim) / conj(a)
-        from ..autograd.grad_mode import is_grad_enabled
 
         if is_grad_enabled():
             return _cumprod_grad_recorded(grad, a, dim)
@@ -141,7 +140,6 @@ def _cumprod_grad_with_zeros(grad, a, result, dim: int):
     cumprod(a between the first and second zero) * grad there, times the output just before it
     (1 at the start); 0 after. (Through an inf or NaN factor this differs from the exact
     products: 0 * inf in torch's own terms.)"""
-    from ..autograd.grad_mode import no_grad
     from .._creation import zeros
 
     with no_grad():

@@ -9,11 +9,14 @@ import warnings
 import numpy as np
 
 from .. import _argparse, _dtype, _warn
+from .._dtype import from_numpy_dtype, promote_types
 from ..backends import cpu as _cpu
 from ..autograd.graph import SavedTensor
 from . import _layout, _libm
 from .elementwise import _scale
-from .reduce import _expand_back
+from .reduce import _expand_back, _mean_all
+from ._cascade_sum import ORDER_LIMIT, in_memory_order
+from .._info import get_num_threads
 from .reductions import MultiOutput, all_dims, constant, dims_of, unsqueeze_dims
 from . import _batching_rules as batch
 from ._float_kernels import magnitude
@@ -21,6 +24,8 @@ from .registry import Op, register
 from ..tensor import _wrap
 from ._masks import zero_mask
 from . import _inference_writes as _writes
+from .loss import DivScalar
+from .linalg_norm import matrix_norm
 
 # -- var / std ------------------------------------------------------------------------------------
 
@@ -120,10 +125,6 @@ def _all_reduce_spread(a: np.ndarray, dim, correction, keepdim: bool, take_sqrt:
     in order); the quotient (and square root) in double, rounded once. The general kernel's
     double mean and pairwise sums differed in the last bit where the values are close
     together (a BatchNorm gain's std in makemore's part 3: 3 float32 ulps after log10)."""
-    from .._info import get_num_threads
-    from ._cascade_sum import ORDER_LIMIT, in_memory_order
-    from .reduce import _mean_all
-
     if a.dtype not in (np.float32, np.float64) or a.size == 0:
         return None
     kept = [n for i, n in enumerate(a.shape) if dim is not None and i not in dim]
@@ -212,7 +213,6 @@ def _std_jvp(var_tangent, std):
 def _mean_backward(grad, shape: tuple, dim, keepdim: bool):
     dims = all_dims(dim, len(shape))
     count = math.prod(shape[d] for d in dims)
-    from .loss import DivScalar  # (mean_backward's tensor / numel: div.Scalar, DivBackward1)
 
     # (no dims named, None or (): torch's sum_backward expands the gradient as it is)
     return DivScalar.apply(_expand_back(grad, shape, dims, keepdim, dim is None), other=count)
@@ -704,19 +704,13 @@ def vector_norm(tensor, ord=2, dim=None, keepdim=False, dtype=None):  # noqa: A0
     >>> torch.linalg.vector_norm(torch.tensor([3., -4.]), 1)
     tensor(7.)
     """
-    from .._dtype import from_numpy_dtype, promote_types
-
     if ord.__class__ is not float and ord.__class__ is not int:
-        from .. import _argparse
-
         ord = _argparse.number("linalg_vector_norm", "ord", ord, 2)  # noqa: A001
         if ord.__class__ is complex:
             raise RuntimeError("linalg.vector_norm: Expected a non-complex scalar as the order "
                                "of norm.")
         ord = int(ord) if ord.__class__ is bool else ord  # noqa: A001
     if dtype is not None:
-        from .. import _argparse
-
         dtype = _argparse.dtype_arg("linalg_vector_norm", dtype)
     data = tensor._data
     if data.dtype.kind == "c":
@@ -760,8 +754,6 @@ def vector_norm(tensor, ord=2, dim=None, keepdim=False, dtype=None):  # noqa: A0
 def tensor_norm(tensor, p="fro", dim=None, keepdim=False, dtype=None):
     """``torch.norm`` / ``Tensor.norm``: torch sends vector norms (and 'fro' over at most two
     dims) to linalg.vector_norm, and the other string norms to linalg.matrix_norm."""
-    from .linalg_norm import matrix_norm
-
     if dim.__class__ is int:
         dim = (dim,)
     elif dim is not None and dim.__class__ is not tuple:  # torch's Python norm passes it to
@@ -788,5 +780,6 @@ def tensor_norm(tensor, p="fro", dim=None, keepdim=False, dtype=None):
         if not matrix:
             return vector_norm(tensor, 2, dim, keepdim, dtype=dtype)
         dims = tuple(range(tensor.ndim)) if dim is None else dim
+
         return matrix_norm(tensor, p, dims, keepdim, dtype=dtype)
     return vector_norm(tensor, 2.0 if p is None else p, dim, keepdim, dtype=dtype)

@@ -29,6 +29,8 @@ from .. import _meta
 from ._layout import iterated as _layout_iterated
 from ._layout import decided_by_others as _decided_by_others
 from ._layout import size_one_strides as _size_one_strides
+from .._dtype import from_numpy_dtype
+from ..autograd.graph import FREED_MESSAGE
 
 _META_SEEN = _meta.SEEN
 _META_ARRAY = _meta.MetaArray
@@ -356,8 +358,6 @@ class Op(Node):
         """The saved value ``name`` (a Tensor for tensors), version-checked."""
         saved = self._saved
         if saved is None:
-            from ..autograd.graph import FREED_MESSAGE
-
             raise RuntimeError(FREED_MESSAGE)
         value = saved[name]
         if type(value) is not SavedTensor:
@@ -592,7 +592,6 @@ class Op(Node):
         if saved is None:
             if not self.index_saves:
                 return  # a multi-output op: its backward reports a freed graph if it reads one
-            from ..autograd.graph import FREED_MESSAGE
 
             raise RuntimeError(FREED_MESSAGE)
         for name, value in saved.items():
@@ -819,8 +818,6 @@ def _keep_index_outputs(node: Op, results: tuple) -> None:
 
 
 def _np_to_dtype(np_dtype: np.dtype):
-    from .._dtype import from_numpy_dtype
-
     return from_numpy_dtype(np_dtype)
 
 

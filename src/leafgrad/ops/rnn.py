@@ -24,6 +24,8 @@ import numpy as np
 
 from ._forward import jvp_by_decomposition
 from .registry import Op, array_kernel, plain_backward, register
+from ..autograd import _grad as autograd_grad
+from ..autograd.grad_mode import enable_grad, is_grad_enabled
 
 _ALL = ("input", "weight_ih", "weight_hh", "bias_ih", "bias_hh", "hx", "cx")
 
@@ -167,9 +169,6 @@ class LSTMLayer(Op):
             lambda *inputs: lstm_layer_reference(*inputs, reverse=reverse), primals, tangents)
 
     def _backward_recorded(self, grads):
-        from ..autograd import _grad as autograd_grad
-        from ..autograd.grad_mode import enable_grad, is_grad_enabled
-
         recording = is_grad_enabled()
         inputs = [self.saved(name) for name in _ALL]
         with enable_grad():  # also when a dual level, not create_graph, brought us here

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ._forward import auto_element_wise
 from .registry import Op, register
+from ._masks import zeros_tensor
 
 
 @register
@@ -23,8 +24,6 @@ class Poisson(Op):
         return samples
 
     def backward(self, grad):
-        from ._masks import zeros_tensor
-
         return zeros_tensor(grad._data.shape, grad._data.dtype)
 
     jvp = auto_element_wise
@@ -43,15 +42,11 @@ class _Normal(Op):
         return samples
 
     def backward(self, grad):
-        from ._masks import zeros_tensor
-
         zeros = tuple(zeros_tensor(tuple(self.input_shape(i)), grad._data.dtype)
                       if self.needs_grad(i) else None for i in range(len(self.inputs)))
         return zeros if len(zeros) > 1 else zeros[0]
 
     def jvp(self, tangents, primals, result):
-        from ._masks import zeros_tensor
-
         return zeros_tensor(result._data.shape, result._data.dtype)
 
 

@@ -21,6 +21,11 @@ from ..tensor import Tensor
 from .registry import Op, register
 from .reductions_scan import _SCAN_ACCUMULATOR
 from .shape_ext import Flip
+from . import return_types
+from .._dtype import from_numpy_dtype
+from .._out import _C10
+from .reductions_scan import Cumprod, Cumsum
+from .gather import ScatterAdd
 
 
 def _running_extremum(a: np.ndarray, dim: int, accumulate) -> tuple:
@@ -63,8 +68,6 @@ class _Cumextremum(MultiOutput):
         return values, indices
 
     def backward(self, grads):
-        from .gather import ScatterAdd
-
         grad = grads[0]
         if grad is None:
             return None
@@ -149,8 +152,6 @@ class Logcumsumexp(Op):
     @staticmethod
     def forward(ctx, a, dim):
         if a.dtype.kind not in "fc":
-            from .._dtype import from_numpy_dtype
-
             name = from_numpy_dtype(a.dtype)._legacy
             raise NotImplementedError(
                 f'"logcumsumexp_out_cpu" not implemented for \'{name}\'')
@@ -221,15 +222,11 @@ def _parse(name: str, args: tuple, kwargs: dict, method: bool) -> tuple:
 
 
 def cummax(*args, _method=False, **kwargs):
-    from . import return_types
-
     tensor, dim = _parse("cummax", args, kwargs, _method)
     return return_types.cummax(Cummax.apply(tensor, dim=dim))
 
 
 def cummin(*args, _method=False, **kwargs):
-    from . import return_types
-
     tensor, dim = _parse("cummin", args, kwargs, _method)
     return return_types.cummin(Cummin.apply(tensor, dim=dim))
 
@@ -241,8 +238,6 @@ def logcumsumexp(*args, _method=False, **kwargs):
 
 def _scan_(op, name: str, tensor, dim, dtype):
     """``Tensor.cumsum_``/``cumprod_``: the scan written into ``tensor``, in its own dtype."""
-    from .._dtype import from_numpy_dtype
-    from .._out import _C10
     from .inplace import inplace
 
     if dim is _REQUIRED:
@@ -257,14 +252,10 @@ def _scan_(op, name: str, tensor, dim, dtype):
 
 
 def cumsum_(tensor, dim=_REQUIRED, *, dtype=None):
-    from .reductions_scan import Cumsum
-
     return _scan_(Cumsum, "cumsum_", tensor, dim, dtype)
 
 
 def cumprod_(tensor, dim=_REQUIRED, *, dtype=None):
-    from .reductions_scan import Cumprod
-
     return _scan_(Cumprod, "cumprod_", tensor, dim, dtype)
 
 

@@ -22,6 +22,14 @@ from .registry import Op, array_kernel, keep_index, register
 from .scatter_reduce import ScatterReduce
 from .shape import _wrap_dim
 from .shape_ext import Diagonal
+from .gather import _index_array, check_index_add_bounds
+from ..autograd.anomaly_mode import _user_stacklevel
+from .inplace import inplace as _inplace
+from .linalg_ext import _expanded_size_error
+from ._promote import check_broadcast
+from .shape import Slice
+from .._info import is_warn_always_enabled
+from .._out import check_no_overlap
 
 __all__ = ["SelectScatter", "SliceScatter", "DiagonalScatter", "MaskedScatter", "IndexReduce",
            "select_scatter", "slice_scatter", "diagonal_scatter", "masked_scatter",
@@ -111,8 +119,6 @@ class SliceScatter(_ViewScatter):
 
     @classmethod
     def _view_of(cls, tensor, params):
-        from .shape import Slice
-
         return Slice.apply(tensor, dim=params["dim"], start=params["start"], end=params["end"],
                            step=params["step"])
 
@@ -227,8 +233,6 @@ def _expanded_index(index: np.ndarray, source_shape: tuple, dim: int) -> np.ndar
 
 def _index_reduce_index(array: np.ndarray, size: int, source_shape: tuple,
                         dim: int) -> np.ndarray:
-    from .gather import check_index_add_bounds
-
     flat = array.astype(np.int64, copy=False).reshape(-1)
     check_index_add_bounds(flat, size)
     return _expanded_index(flat, source_shape, dim)
@@ -263,11 +267,6 @@ def index_reduce(tensor, dim, index, source, reduce, include_self=True, inplace=
     """Checks in torch's order (its messages name the in-place kernel), then the op."""
     import warnings
 
-    from .._info import is_warn_always_enabled
-    from ..autograd.anomaly_mode import _user_stacklevel
-    from .gather import _index_array, check_index_add_bounds
-    from .inplace import inplace as _inplace
-
     if not _index_reduce_warned or is_warn_always_enabled():
         _index_reduce_warned.append(True)
         # at the user's line, whichever wrappers (method, keyword aliases) led here
@@ -299,8 +298,6 @@ def index_reduce(tensor, dim, index, source, reduce, include_self=True, inplace=
                            f"specified dimension. Got self.shape = {list(tensor.shape)} "
                            f"source.shape = {list(source.shape)}")
     if inplace:
-        from .._out import check_no_overlap
-
         check_no_overlap(tensor, index, source)
     _check_index_reduce_kernel(tensor, reduce, include_self)
     size = tensor.shape[dim] if tensor.ndim else 1
@@ -376,7 +373,6 @@ def _expand_error(mask: np.ndarray, shape: tuple) -> RuntimeError:
             f"expand(CPUBoolType{{{list(mask.shape)}}}, size={list(shape)}): the number of sizes "
             f"provided ({len(shape)}) must be greater or equal to the number of dimensions in the "
             f"tensor ({mask.ndim})")
-    from .linalg_ext import _expanded_size_error
 
     return _expanded_size_error(tuple(shape), mask.shape)
 
@@ -398,8 +394,6 @@ def _scatter_as_read(out, a, source, where) -> None:
 
 
 def masked_scatter(tensor, mask, source, inplace=False):
-    from .inplace import inplace as _inplace
-
     array = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
     if array.dtype != np.bool_:
         raise RuntimeError("masked_scatter_ only supports boolean masks, but got mask with dtype "
@@ -418,7 +412,6 @@ def masked_scatter(tensor, mask, source, inplace=False):
         if source._data.flags.c_contiguous and np.may_share_memory(source._data, tensor._data):
             params["aliased"] = True  # (torch's source.contiguous() is then source itself)
         return keep_index(_inplace(MaskedScatter, tensor, source, **params), mask, "mask")
-    from ._promote import check_broadcast
 
     if array.shape != tuple(tensor.shape):
         check_broadcast(array.shape, tuple(tensor.shape))

@@ -18,6 +18,10 @@ from .gather import Gather, ScatterAdd, ScatterValue, _along, _nonempty, _pad_to
 from . import _uint
 from .registry import Op, keep_index, register
 from ..autograd.grad_mode import state as _grad_state
+from .inplace import inplace as _inplace
+from .shape import _wrap_dim
+from ._forward import auto_linear, filled
+from .._out import check_no_overlap
 
 REDUCTIONS = ("sum", "prod", "mean", "amax", "amin", "max", "min")
 # torch's scatter_reduce also takes "max" and "min" (get_operator_enum reads them as amax and
@@ -154,8 +158,6 @@ class ScatterReduce(Op):
                 grad_src if self.needs_grad(1) else None)
 
     def jvp(self, tangents, primals, result):
-        from ._forward import auto_linear, filled
-
         p = self._params
         reduce = p["reduce"]
         if reduce in ("sum", "mean"):  # linear in (self, src) together
@@ -228,8 +230,6 @@ def scatter_reduce(tensor, dim, index, src, reduce, include_self=True, inplace=F
     """Checks in torch's order, then the op (``inplace``: ``scatter_reduce_``)."""
     from ..tensor import Tensor
     from .gather import _index_array, check_scatter_gather_bounds, check_scatter_shapes
-    from .inplace import inplace as _inplace
-    from .shape import _wrap_dim
 
     if reduce not in REDUCTIONS:
         raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, "
@@ -243,8 +243,6 @@ def scatter_reduce(tensor, dim, index, src, reduce, include_self=True, inplace=F
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     check_scatter_shapes(tensor, dim, array, src)
     if inplace:
-        from .._out import check_no_overlap
-
         check_no_overlap(tensor, index, src)
     if array.size:  # an empty index returns before the kernel
         check_reduce_kernel(tensor, reduce)

@@ -8,12 +8,14 @@ from . import _layout
 from ._forward import auto_linear
 from . import _batching_rules as batch
 from .registry import Op, array_kernel, on_arrays, plain_apply, register, zeros_of
+from .registry import _sum_to
+from ._promote import result_np_dtype
+from ..tensor import _wrap_dim  # noqa: F401 - also imported from here by other op modules
+from .. import _argparse
+from ..autograd import _grad as autograd_grad
+from ..autograd.grad_mode import enable_grad
 
 
-def _wrap_dim(dim: int, ndim: int) -> int:
-    from ..tensor import _wrap_dim as wrap
-
-    return wrap(dim, ndim)
 
 
 def parse_shape(shape: tuple, function: str | None = None, name: str = "size") -> tuple:
@@ -32,7 +34,6 @@ def parse_shape(shape: tuple, function: str | None = None, name: str = "size") -
         return tuple(shape)
     if function is None:
         return tuple(int(s) for s in shape)
-    from .. import _argparse
 
     return _argparse.varargs_int_list(function, name, given, _argparse.NOT_GIVEN)
 
@@ -395,8 +396,6 @@ class Expand(_View):
         return out
 
     def backward(self, grad):
-        from .registry import _sum_to
-
         return _sum_to(grad, self.input_shape())
 
     jvp = auto_linear
@@ -581,8 +580,6 @@ class Cat(Op):
 
     @staticmethod
     def forward(ctx, *arrays, dim):
-        from ._promote import result_np_dtype
-
         target = result_np_dtype(*arrays)
         # torch skips legacy empty 1-d tensors (shape [0]) when joining.
         kept = [a for a in arrays if not (a.ndim == 1 and a.shape[0] == 0)] or [arrays[0]]
@@ -626,8 +623,6 @@ class Stack(Op):
 
     @staticmethod
     def forward(ctx, *arrays, dim):
-        from ._promote import result_np_dtype
-
         target = result_np_dtype(*arrays)
         return _layout.contiguous(np.stack([a.astype(target, copy=False) for a in arrays], axis=dim))
 
@@ -701,8 +696,6 @@ class AsStrided(_View):
         # The adjoint of replaying the view's steps: run those steps' own backwards, by
         # differentiating the replay on a stand-in leaf. This sums where the view overlaps
         # itself (expand), which scattering into the region could not.
-        from ..autograd import _grad as autograd_grad
-        from ..autograd.grad_mode import enable_grad
         from ..tensor import _wrap
 
         with enable_grad():

@@ -24,6 +24,8 @@ from .shape import (Alias, Expand, Permute, Select, Slice, SqueezeAll, SqueezeDi
                     T, Transpose, Unbind, Unsqueeze, View)
 from .shape_ext import AsStridedPublic, Diagonal, Split, SplitWithSizes
 from .shape_misc import Unfold
+from ..autograd.grad_mode import no_grad
+from .shape_ext import check_strided
 
 
 def _fresh(array: np.ndarray) -> np.ndarray:
@@ -115,8 +117,6 @@ _NoDerivative.__name__ = _NoDerivative.__qualname__ = "NotImplemented"
 def as_copy(make_view, tensor, *args):
     """``make_view(tensor, *args)``'s values in fresh memory, recorded as its ``_copy`` node (see
     Note: view copies)."""
-    from ..autograd.grad_mode import no_grad
-
     with no_grad():
         probe = make_view(tensor.detach(), *args)
     if not probe._view_steps:
@@ -240,7 +240,6 @@ class AsStridedScatter(Op):
 
 def as_strided_scatter(tensor, src, size, stride, storage_offset=None):
     from ..autograd.grad_mode import state
-    from .shape_ext import check_strided
 
     size, stride = tuple(size), tuple(stride)
     offset = 0 if storage_offset is None else int(storage_offset)

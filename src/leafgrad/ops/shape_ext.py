@@ -14,8 +14,14 @@ from ._forward import auto_linear
 from . import _batching_rules as batch
 from . import _uint
 from .registry import Op, register
+from ._promote import check_broadcast
 from .shape import Slice, _View, _wrap_dim
 from . import _inference_writes as _writes
+from .shape import Cat
+from .gather import index_select
+from .._memory_format import contiguous_format
+from .shape import Alias
+from .registry import array_kernel, zeros_of
 
 
 @register
@@ -89,8 +95,6 @@ def _split_sizes(node) -> list:
 
 
 def _join_split_grads(node, grads, sizes):
-    from .shape import Cat
-
     dim = node._params["dim"]
     shape = list(node.input_shape())
     grads = list(grads) + [None] * (len(sizes) - len(grads))
@@ -305,7 +309,6 @@ class Repeat(Op):
         shape = tuple(self.input_shape())
         if 0 in repeats:
             from ..tensor import _wrap
-            from .registry import array_kernel, zeros_of
 
             return _wrap(array_kernel(zeros_of, grad._data, shape=shape))
         lead = len(repeats) - len(shape)
@@ -475,7 +478,6 @@ def movedim(tensor, source, destination):
         if len(set(dims)) != len(dims):
             raise RuntimeError(f"movedim: repeated dim in `{name}` ({spelled})")
     if ndim == 0:  # torch: a scalar's movedim is a no-op alias (AliasBackward0)
-        from .shape import Alias
 
         return Alias.apply(tensor)
     order = [d for d in range(ndim) if d not in source]
@@ -648,7 +650,6 @@ def repeat_interleave(tensor, repeats, dim=None, output_size=None):
     """Uniform repeats: unsqueeze, expand, copy, view (torch's path; ViewBackward0).
     ``output_size`` (the result's length along ``dim``) must be the true one."""
     from . import Clone, expand, reshape, unsqueeze
-    from .gather import index_select
 
     Tensor = type(tensor)
     if dim is None:
@@ -677,7 +678,6 @@ def repeat_interleave(tensor, repeats, dim=None, output_size=None):
     shape = list(tensor.shape)
     expanded = expand(unsqueeze(tensor, dim + 1), (shape[:dim + 1] + [count] + shape[dim + 1:],))
     shape[dim] *= count
-    from .._memory_format import contiguous_format
 
     # (torch clones with MemoryFormat::Contiguous: the view then works for any input layout)
     return Clone.apply(expanded, memory_format=contiguous_format).view(*shape)
@@ -745,16 +745,16 @@ def broadcast_to(tensor, shape):
 
 
 def broadcast_tensors(*tensors):
-    from . import expand
-
-    from ._promote import check_broadcast
-
     shape = ()
     for t in tensors:  # torch's order of checks, so its message names the same sizes
         check_broadcast(shape, tuple(t.shape))
         shape = np.broadcast_shapes(shape, tuple(t.shape))
     # torch expands only the tensors that need it: one already of the broadcast shape is
     # returned itself (no view, no ExpandBackward0)
+    if all(tuple(t.shape) == shape for t in tensors):
+        return tensors
+    from . import expand  # (ops/__init__.py's, defined after this module)
+
     return tuple(t if tuple(t.shape) == shape else expand(t, shape) for t in tensors)
 
 

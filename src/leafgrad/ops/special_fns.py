@@ -27,6 +27,11 @@ from .registry import Op, register
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
 from ._masks import zero_mask
 from ..tensor import _wrap
+from ._float_kernels import _PAIR, _PAIR64, _scalar_part
+from .elementwise import MulScalar
+from . import _promote
+from .reduce import _sum_dims
+from ._masks import zeros_tensor
 
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -86,8 +91,6 @@ class Polygamma(Op):
 
     @staticmethod
     def forward(ctx, a, n):
-        from . import _promote
-
         a = _promote.float_result(a)
         return _layout.like(np.asarray(fns.polygamma(n, a)).astype(a.dtype, copy=False), a)
 
@@ -110,10 +113,6 @@ class Mvlgamma(Op):
 
     @staticmethod
     def forward(ctx, a, p):
-        from . import _promote
-
-        from .reduce import _sum_dims
-
         # torch: arange(-p/2 + 1/2, 1/2, 1/2).add(self.unsqueeze(-1)).lgamma_().sum(-1)
         # .add_(p (p - 1) log(pi) / 4), each step in the result's dtype (float16: the lgamma in
         # float32, rounded)
@@ -382,8 +381,6 @@ def _logit_edges(grad, x, derivative):
     x = -0., where dy / (x (1 - x)) is -inf); its vectorised op divides. Which elements take
     the scalar op is the vectorised loop's (the tail of each contiguous run, every element of
     a short one)."""
-    from ._float_kernels import _PAIR, _PAIR64, _scalar_part
-
     data = x._data
     if data.dtype.kind != "f" or data.itemsize not in (4, 8):
         return derivative
@@ -408,8 +405,6 @@ class Logit(Op):
 
     @staticmethod
     def forward(ctx, a, eps=None):
-        from . import _promote
-
         a = _promote.float_result(a)
         if eps is not None:
             low, high = a.dtype.type(eps), a.dtype.type(1 - eps)
@@ -452,8 +447,6 @@ class AddScalarFormula(Op):
 
     @staticmethod
     def forward(ctx, a, other):
-        from . import _promote
-
         a, other = _promote.binary(a, other)
         return np.asarray(a + other)
 
@@ -465,9 +458,7 @@ class AddScalarFormula(Op):
 
 def ndtr(x):
     """``special.ndtr``: torch's composite (1 + erf(x / sqrt 2)) * 0.5 (float results)."""
-    from .elementwise import MulScalar
     from .math_unary import Erf
-    from . import _promote
 
     if _dtype.kind(x._data) != "f":
         x = _wrap(_promote.float_result(x._data))
@@ -530,8 +521,6 @@ class Copysign(Op):
             x = self.saved("self")
             grad_self = grad * (self.saved("result") / x)._masked_zero(zero_mask(x))
         if self.needs_grad(1):
-            from ._masks import zeros_tensor
-
             grad_other = zeros_tensor(grad._data.shape, grad._data.dtype)
         return grad_self, grad_other
 

@@ -15,6 +15,10 @@ from . import _batching_rules as batch
 from .reductions import MultiOutput, constant, unsqueeze_dims
 from ._float_kernels import magnitude
 from .registry import Op, register
+from . import return_types
+from .reductions_stats import _norm_backward, _norm_jvp, LinalgVectorNorm
+from .reductions_extrema import whole_reduce_nan
+from .._dtype import from_numpy_dtype
 
 
 def _scale_grad_by_count(grad, a: np.ndarray, result: np.ndarray, dims: tuple, keepdim: bool):
@@ -74,8 +78,6 @@ class Aminmax(MultiOutput):
 
 
 def aminmax(*args, _method=False, **kwargs):
-    from . import return_types
-
     _argparse.check("Tensor.aminmax" if _method else "aminmax", args[1:] if _method else args,
                     kwargs)
     tensor = kwargs.get("input", args[0] if args else None)
@@ -99,7 +101,6 @@ def aminmax(*args, _method=False, **kwargs):
         dims = (wrapped,) if data.ndim else ()
     low, high = Aminmax.apply(tensor, dim=dims, keepdim=keepdim)
     if dim is None:  # (Note: the NaN of a whole-tensor max/min, reductions_extrema.py)
-        from .reductions_extrema import whole_reduce_nan
 
         for result in (low, high):
             result._data = whole_reduce_nan(result._data, data)
@@ -110,8 +111,6 @@ def aminmax(*args, _method=False, **kwargs):
 
 
 def _renorm_norm(a: np.ndarray, p: float, dims: tuple) -> np.ndarray:
-    from .reductions_stats import LinalgVectorNorm
-
     return LinalgVectorNorm.forward(None, a, ord=p, dim=dims, keepdim=True)
 
 
@@ -132,15 +131,12 @@ class Renorm(Op):
         if a.dtype.kind == "u" and a.dtype.itemsize > 1:
             # torch 2.13 fails an internal assert choosing the accumulate type; leafgrad
             # raises the same RuntimeError (first line) so that programs behave alike
-            from .._dtype import from_numpy_dtype
 
             raise RuntimeError(
                 'false INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/aten/src/ATen/'
                 'AccumulateType.cpp":23, please report a bug to PyTorch. Unrecognized '
                 f"ScalarType: {from_numpy_dtype(a.dtype)._legacy}")
         if a.dtype.kind not in "fc":
-            from .._dtype import from_numpy_dtype
-
             raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor "
                                f"as input. Got {from_numpy_dtype(a.dtype)._legacy}")
         # the norm in the input's precision (float16: in float32, then the factor in float16)
@@ -155,7 +151,6 @@ class Renorm(Op):
     def backward(self, grad):
         # torch's renorm_backward: maxnorm/(n + eps) * (grad - nb/(n + eps)) where the slice is
         # scaled, nb being the norm's gradient for sum(self * grad) over the slice; else grad
-        from .reductions_stats import LinalgVectorNorm, _norm_backward
 
         a = self.saved("self")
         p, dims, maxnorm = (self._params[k] for k in ("p", "dims", "maxnorm"))
@@ -174,7 +169,6 @@ class Renorm(Op):
 
     def jvp(self, tangents, primals, result):
         # d(x * m / (n + eps)) = m / (n + eps) * (t - x * dn / (n + eps)) where scaled
-        from .reductions_stats import LinalgVectorNorm, _norm_jvp
 
         a, tangent = primals[0], tangents[0]
         p, dims, maxnorm = (self._params[k] for k in ("p", "dims", "maxnorm"))

@@ -20,6 +20,7 @@ from ..tensor import Tensor
 from . import _fused
 from .adaptive import real_views
 from .optimizer import Optimizer, check_fused
+from ..autograd.grad_mode import no_grad
 
 __all__ = ["Adam", "AdamW"]
 
@@ -227,8 +228,6 @@ def _tensor_update(param, grad, state, group, lr) -> None:
     in float32 and round each result (Note: opmath for bfloat16, ops/_bfloat16.py; NumPy calls
     on the arrays would round after every operation inside those ops), and for the real views
     of a complex parameter."""
-    from ..autograd.grad_mode import no_grad
-
     beta1, beta2 = (_scalar(beta) for beta in group["betas"])
     weight_decay, eps = group["weight_decay"], group["eps"]
     with no_grad():

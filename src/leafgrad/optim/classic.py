@@ -12,14 +12,13 @@ from .._creation import full_like, tensor, zeros_like
 from ..tensor import Tensor
 from .adaptive import _Adaptive, _lr
 from .optimizer import Optimizer
+from .._dtype import get_default_dtype
 
 __all__ = ["Rprop", "ASGD", "SparseAdam"]
 
 
 def _scalar_dtype():
     """torch's _get_scalar_dtype(): the default dtype (float32 or float64)."""
-    from .._dtype import get_default_dtype
-
     return get_default_dtype()
 
 

@@ -16,6 +16,8 @@ from .._compile.state import state as _capture
 from ..autograd.grad_mode import no_grad
 from ..nn.modules.module import RemovableHandle, _typename
 from ..tensor import Tensor
+from ..autograd.grad_mode import enable_grad, set_grad_enabled
+from ..autograd.profiler import record_function
 
 __all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook",
            "register_optimizer_step_post_hook"]
@@ -47,7 +49,6 @@ def _hook_step(step):
     @functools.wraps(step)
     def wrapper(*args, **kwargs):
         if _profiling.active:  # torch's profiler shows each step as a labelled block
-            from ..autograd.profiler import record_function
 
             with record_function(f"Optimizer.step#{type(args[0]).__name__}.step"):
                 return hooked(*args, **kwargs)
@@ -217,7 +218,6 @@ class Optimizer:
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Forget the gradients: set ``.grad`` to None (default) or zero it in place."""
         if _profiling.active:  # torch's profiler shows it as a labelled block
-            from ..autograd.profiler import record_function
 
             with record_function(f"Optimizer.zero_grad#{type(self).__name__}.zero_grad"):
                 return self._zero_grad(set_to_none)
@@ -243,8 +243,6 @@ class Optimizer:
         ``differentiable`` (torch's _use_grad_for_differentiable: its in-place update of a leaf
         that requires grad then raises autograd's error). The step hooks run around ``step``
         itself: _hook_step."""
-        from ..autograd.grad_mode import enable_grad, set_grad_enabled
-
         loss = None
         if closure is not None:
             with enable_grad():

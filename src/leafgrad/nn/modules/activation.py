@@ -6,6 +6,7 @@ from ...tensor import Tensor
 from .. import functional as F
 from ._functional_ref import functional_ref
 from .module import Module
+from ..parameter import Parameter
 
 __all__ = [
     "ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish", "Sigmoid",
@@ -278,7 +279,6 @@ class PReLU(Module):
 
     def __init__(self, num_parameters: int = 1, init: float = 0.25, device=None, dtype=None):
         from ..._creation import empty
-        from ..parameter import Parameter
 
         self.num_parameters = num_parameters
         super().__init__()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ...tensor import Tensor
 from .. import functional as F
 from .module import Module
+from .._functional_nn import _legacy_reduction
 
 __all__ = [
     "L1Loss", "MSELoss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss",
@@ -19,7 +20,6 @@ __all__ = [
 def _reduction(size_average, reduce, reduction: str) -> str:
     if size_average is None and reduce is None:
         return reduction
-    from .._functional_nn import _legacy_reduction
 
     return _legacy_reduction(size_average, reduce, reduction)  # warns, as torch's _Loss does
 

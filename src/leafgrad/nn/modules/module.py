@@ -35,6 +35,10 @@ from ...tensor import Tensor
 from ..parameter import Buffer, Parameter, is_lazy
 from ... import _future_flags as _future
 from ...utils._swap import swap_tensors
+from ...tensor import _wrap
+from ..._device import use as device_cls
+from ... import _dtype
+from ..._creation import empty_like
 
 __all__ = ["Module"]
 
@@ -602,8 +606,6 @@ class Module:
     def to(self, *args, **kwargs) -> "Module":
         """Cast floating-point parameters and buffers (``to(dtype)``); devices other than the
         CPU raise torch's error."""
-        from ..._device import use as device_cls
-
         dtype = _as_dtype(kwargs.pop("dtype", None))  # Note: Python types as dtypes
         target = None
         if "device" in kwargs:
@@ -652,8 +654,6 @@ class Module:
         return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
 
     def float(self) -> "Module":
-        from ... import _dtype
-
         return self._apply(lambda t: t.float() if t.is_floating_point() else t)
 
     def double(self) -> "Module":
@@ -679,8 +679,6 @@ class Module:
 
     def to_empty(self, *, device, recurse: bool = True) -> "Module":
         """Give parameters and buffers new uninitialised memory (on the CPU: the only device)."""
-        from ..._creation import empty_like
-
         return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
     def xpu(self, device=None) -> "Module":
@@ -1026,8 +1024,6 @@ class Module:
 
 def _plain(tensor: Tensor) -> Tensor:
     """A plain Tensor sharing ``tensor``'s memory, version counter and flags."""
-    from ...tensor import _wrap
-
     plain = _wrap(tensor._data, tensor._requires_grad, tensor._node)
     plain._vc = tensor._version_counter()
     return plain

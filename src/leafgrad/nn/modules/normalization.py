@@ -16,6 +16,7 @@ from .. import init
 from ..parameter import Parameter
 from ...autograd.function import Function
 from .module import Module
+from ...overrides import _state, _wrapped
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "InstanceNorm1d", "InstanceNorm2d",
            "InstanceNorm3d", "LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm"]
@@ -98,7 +99,6 @@ class _BatchNorm(_NormBase):
                 batches = self.num_batches_tracked  # read by the running-statistics update
         training = self.training or (self.running_mean is None and self.running_var is None)
         use_stats = not self.training or self.track_running_stats
-        from ...overrides import _state, _wrapped
 
         if _wrapped.methods_wrapped and (_state.modes or type(input) is not Tensor) \
                 and not _capture.active and not _state.all_disabled:

@@ -16,6 +16,7 @@ from .dropout import Dropout
 from .linear import Linear, NonDynamicallyQuantizableLinear
 from .module import Module
 from .normalization import LayerNorm
+from ...autograd.grad_mode import is_grad_enabled
 
 __all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder"]
 
@@ -188,8 +189,6 @@ def _detect_is_causal_mask(mask, is_causal=None, size=None) -> bool:
 
 
 def _grad_needed(tensors) -> bool:
-    from ...autograd.grad_mode import is_grad_enabled
-
     return is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors)
 
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from .... import _dtype
 from ...._creation import as_tensor, tensor
+from ...._functions import stack
 from ...._layouts import strided
 from ....tensor import Tensor
 from .worker import get_worker_info
@@ -120,8 +121,6 @@ def collate(batch, *, collate_fn_map: dict | None = None):
 def collate_tensor_fn(batch, *, collate_fn_map: dict | None = None):
     """Stack along a new first dim; inside a worker the batch is in shared memory, as torch's
     worker processes put it (``is_shared()`` is True)."""
-    from .... import stack
-
     elem = batch[0]
     if elem.is_nested:
         raise RuntimeError(

@@ -15,6 +15,7 @@ import numpy as np
 
 from ....tensor import Tensor
 from .fetch import _create_fetcher
+from .... import _rng
 
 __all__ = ["WorkerInfo", "get_worker_info"]
 
@@ -167,14 +168,10 @@ def _worker_copy(objects: tuple) -> tuple:
 
 
 def _random_states():
-    from .... import _rng
-
     return _rng.get_rng_state(), random.getstate(), np.random.get_state()
 
 
 def _set_random_states(states) -> None:
-    from .... import _rng
-
     _rng.set_rng_state(states[0])
     random.setstate(states[1])
     np.random.set_state(states[2])
@@ -187,8 +184,6 @@ class _Worker:
     ``iter(dataset)``) held for its first task, as torch's worker loop holds it."""
 
     def __init__(self, loader, worker_id: int, num_workers: int, base_seed: int):
-        from .... import _rng
-
         dataset, init_fn, collate_fn = _worker_copy(
             (loader.dataset, loader.worker_init_fn, loader.collate_fn))
         self.id = worker_id
