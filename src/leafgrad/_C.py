@@ -48,3 +48,24 @@ def _is_torch_function_all_disabled() -> bool:
     from .overrides import _state
 
     return bool(_state.all_disabled)
+
+
+class _NNNamespace:
+    """torch._C._nn: the C functions behind nn.functional's builtins, reached by name in the
+    code torch.fx generates (``torch._C._nn.linear(x, weight, bias)``)."""
+
+    _RENAMED = {"log_sigmoid": "logsigmoid"}
+
+    def __getattr__(self, name: str):
+        from .nn import functional
+
+        try:
+            return getattr(functional, self._RENAMED.get(name, name))
+        except AttributeError:
+            raise AttributeError(f"module 'torch._C._nn' has no attribute '{name}'") from None
+
+    def __repr__(self) -> str:
+        return "<module 'torch._C._nn'>"
+
+
+_nn = _NNNamespace()

@@ -339,9 +339,46 @@ class _Dispatcher:
     def __call__(self, *args, **kwargs):
         if _state.modes or not self._torch_function_mode_only and _relevant(args, kwargs):
             if not _state.all_disabled:
+                if not self._torch_function_builtin:
+                    args, kwargs = self._python_call_form(args, kwargs)
                 return handle_torch_function(self, args + tuple(kwargs.values()), *args,
                                              **kwargs)
         return self._torch_function_wrapped(*args, **kwargs)
+
+    _signature = None
+
+    def _python_call_form(self, args: tuple, kwargs: dict):
+        """The arguments as torch's Python functions hand them to handle_torch_function: the
+        parameters without a default positional, every parameter with one by keyword, in the
+        signature's order (``F.relu(x)`` dispatches as ``relu(x, inplace=False)``,
+        ``F.max_pool2d(x, 2)`` with stride=None ... return_indices=False). Unchanged when
+        the call does not bind or the signature takes ``*args``/``**kwargs``."""
+        import inspect
+
+        signature = self._signature
+        if signature is None:
+            try:
+                signature = inspect.signature(self._torch_function_wrapped)
+            except (TypeError, ValueError):
+                signature = False
+            if signature and any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+                                 for p in signature.parameters.values()):
+                signature = False
+            self._signature = signature
+        if not signature:
+            return args, kwargs
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError:
+            return args, kwargs
+        bound.apply_defaults()
+        positional, keywords = [], {}
+        for name, param in signature.parameters.items():
+            if param.default is param.empty and param.kind is not param.KEYWORD_ONLY:
+                positional.append(bound.arguments[name])
+            else:
+                keywords[name] = bound.arguments[name]
+        return tuple(positional), keywords
 
     def __eq__(self, other):
         return other is self or other is self._torch_function_wrapped
@@ -454,7 +491,8 @@ def _install_functions() -> None:
                     getattr(value, "_torch_function_wrapped", None) is not None:
                 continue
             known = wrappers.get(id(value))
-            if known is not None and known._torch_function_wrapped is value:
+            if known is not None and known._torch_function_wrapped is value and not (
+                    builtin_rule is None and name not in _F_BUILTINS):
                 namespace[name] = known
                 continue
             if builtin_rule is None:
@@ -471,7 +509,11 @@ def _install_functions() -> None:
             wrapper._torch_function_mode_only = mode_only
             # found where it is published (pickle looks a function up by these)
             wrapper.__module__, wrapper.__qualname__ = module.__name__, name
-            namespace[name] = wrappers[id(value)] = wrapper
+            namespace[name] = wrapper
+            # (nn.functional's Python functions get wrappers of their own, named there, as
+            # torch's are other objects than torch.max_pool2d & co.; the first one found is
+            # the function's wrapper for dispatch_after_failure)
+            wrappers.setdefault(id(value), wrapper)
         _WRAPPED_MODULES[module] = prefix
 
 
