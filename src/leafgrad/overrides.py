@@ -437,6 +437,10 @@ _F_BUILTINS = frozenset({
     "rrelu_", "scaled_dot_product_attention", "selu_", "softplus", "softshrink",
     "threshold_"})
 
+# nn.functional's functions that torch writes without a dispatch of their own: their body's
+# Tensor method dispatches (F.sigmoid(x) reaches a mode, or fx, as Tensor.sigmoid)
+_F_NOT_DISPATCHED = frozenset({"sigmoid", "tanh"})
+
 # functions that take no part (as torch's get_ignored_functions: factories without tensor
 # arguments, global state, the protocol itself)
 _IGNORED_NAMES = frozenset({
@@ -487,6 +491,7 @@ def _install_functions() -> None:
         for name, value in list(namespace.items()):
             mode_only = module is leafgrad and name in _MODE_ONLY_NAMES
             if name.startswith("_") or name in _IGNORED_NAMES and not mode_only or \
+                    builtin_rule is None and name in _F_NOT_DISPATCHED or \
                     type(value) is not _types.FunctionType or \
                     getattr(value, "_torch_function_wrapped", None) is not None:
                 continue

@@ -1,0 +1,204 @@
+"""Models written once against a torch-like module ``t`` (real torch or leafgrad), for the
+fx tests: each returns (module or function, example inputs as NumPy arrays)."""
+
+import numpy as np
+
+
+def mlp(t):
+    class MLP(t.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = t.nn.Linear(6, 8)
+            self.act = t.nn.ReLU()
+            self.fc2 = t.nn.Linear(8, 3)
+
+        def forward(self, x):
+            return t.nn.functional.log_softmax(self.fc2(self.act(self.fc1(x))), dim=-1)
+
+    return MLP(), [np.random.RandomState(0).randn(4, 6).astype(np.float32)]
+
+
+def cnn(t):
+    class CNN(t.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = t.nn.Conv2d(3, 4, 3, padding=1)
+            self.bn = t.nn.BatchNorm2d(4)
+            self.pool = t.nn.MaxPool2d(2)
+            self.gap = t.nn.AdaptiveAvgPool2d((1, 1))
+            self.fc = t.nn.Linear(4, 5)
+
+        def forward(self, x):
+            x = self.pool(t.relu(self.bn(self.conv(x))))
+            x = self.gap(x)
+            x = t.flatten(x, 1)
+            return self.fc(x)
+
+    model = CNN()
+    model.eval()
+    return model, [np.random.RandomState(1).randn(2, 3, 8, 8).astype(np.float32)]
+
+
+def residual(t):
+    class Block(t.nn.Module):
+        def __init__(self, c):
+            super().__init__()
+            self.conv1 = t.nn.Conv2d(c, c, 3, padding=1, bias=False)
+            self.bn1 = t.nn.BatchNorm2d(c)
+            self.conv2 = t.nn.Conv2d(c, c, 3, padding=1, bias=False)
+            self.bn2 = t.nn.BatchNorm2d(c)
+
+        def forward(self, x):
+            identity = x
+            out = t.nn.functional.relu(self.bn1(self.conv1(x)))
+            out = self.bn2(self.conv2(out))
+            out += identity
+            return t.nn.functional.relu(out)
+
+    class Net(t.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.stem = t.nn.Sequential(t.nn.Conv2d(2, 4, 1), t.nn.ReLU())
+            self.layer1 = t.nn.Sequential(Block(4), Block(4))
+
+        def forward(self, x):
+            return self.layer1(self.stem(x)).mean(dim=(2, 3))
+
+    model = Net()
+    model.eval()
+    return model, [np.random.RandomState(2).randn(1, 2, 5, 5).astype(np.float32)]
+
+
+def control_flow(t):
+    class Gate(t.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = t.nn.Linear(4, 4)
+
+        def forward(self, x, mode="sum", times=2):
+            for _ in range(times):
+                x = self.lin(x)
+            if mode == "sum":
+                return x.sum(1)
+            return x.max(dim=1)[0]
+
+    return Gate(), [np.random.RandomState(3).randn(3, 4).astype(np.float32)]
+
+
+def functions(t):
+    F = t.nn.functional
+
+    class Funcs(t.nn.Module):
+        def forward(self, x, y):
+            a = t.cat([x, y], dim=1)
+            b = t.stack((x, y))
+            c = F.softmax(a, dim=-1) + F.gelu(a) * F.sigmoid(a)
+            d = t.matmul(x, y.transpose(0, 1))
+            e = t.exp(b).sum() - t.tanh(d).mean()
+            f = F.dropout(c, p=0.5, training=False)
+            g = t.where(x > 0, x, y)
+            return f * e, d @ g, -g, abs(x) / 2, 3 - x, x ** 2, x // 1, t.clamp(y, min=-0.5)
+
+    rng = np.random.RandomState(4)
+    return Funcs(), [rng.randn(3, 2).astype(np.float32), rng.randn(3, 2).astype(np.float32)]
+
+
+def methods(t):
+    class Methods(t.nn.Module):
+        def forward(self, x):
+            n = x.size(0)
+            h = x.view(n, -1)
+            h = h.flatten(1).reshape(x.shape[0], 2, -1)
+            h = h.permute(2, 0, 1).contiguous().transpose(0, 1)
+            h = h.mean(dim=-1, keepdim=True).unsqueeze(0).squeeze(0)
+            return h.float() * x.dim(), x.new_zeros(2), x[:, 0, ...], x[0]
+
+    return Methods(), [np.random.RandomState(5).randn(2, 3, 4).astype(np.float32)]
+
+
+def attributes(t):
+    class Attrs(t.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.weight = t.nn.Parameter(t.ones(4, 3) * 0.5)
+            self.register_buffer("offset", t.arange(3.0))
+            self.scale = t.tensor([2.0, 3.0, 4.0])
+            self.inner = t.nn.Linear(3, 3)
+
+        def forward(self, x):
+            y = x @ self.weight + self.offset
+            y = y * self.scale + self.inner.bias
+            return t.addmm(self.inner.bias, y, self.inner.weight.t()), self.weight.shape
+
+    return Attrs(), [np.random.RandomState(6).randn(2, 4).astype(np.float32)]
+
+
+def module_list(t):
+    class Stack(t.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = t.nn.ModuleList([t.nn.Linear(3, 3) for _ in range(3)])
+            self.norms = t.nn.ModuleDict({"a": t.nn.LayerNorm(3), "b": t.nn.Identity()})
+
+        def forward(self, x):
+            outs = []
+            for i, layer in enumerate(self.layers):
+                x = layer(x) + i
+                outs.append(x)
+            return {"last": self.norms["a"](x), "all": t.stack(outs), "id": self.norms["b"](x)}
+
+    return Stack(), [np.random.RandomState(7).randn(2, 3).astype(np.float32)]
+
+
+def keywords(t):
+    F = t.nn.functional
+
+    class Kw(t.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = t.nn.Conv1d(2, 2, 3)
+
+        def forward(self, x, *, scale=2.0, bias=None):
+            y = self.conv(input=x)
+            y = F.pad(y, (1, 1), mode="constant", value=0.5)
+            y = F.interpolate(y, scale_factor=scale, mode="nearest")
+            y = t.sum(y, dim=2, keepdim=False)
+            return F.normalize(y, p=2.0, dim=1), F.layer_norm(y, (2,)), F.max_pool1d(x, 2)
+
+    return Kw(), [np.random.RandomState(8).randn(1, 2, 6).astype(np.float32)]
+
+
+def plain_function(t):
+    def my_fn(x, y):
+        z = t.add(x, y, alpha=2)
+        z = t.nn.functional.relu(z) * t.sin(y)
+        return z.sum(0), t.max(z, 1)
+
+    rng = np.random.RandomState(9)
+    return my_fn, [rng.randn(2, 3).astype(np.float32), rng.randn(2, 3).astype(np.float32)]
+
+
+def nested(t):
+    class Inner(t.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = t.nn.Linear(3, 3)
+            self.p = t.nn.Parameter(t.zeros(3))
+
+        def forward(self, x):
+            return t.sigmoid(self.lin(x)) + self.p
+
+    class Outer(t.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.block = Inner()
+            self.head = t.nn.Sequential(t.nn.Linear(3, 2), t.nn.Tanh())
+
+        def forward(self, x):
+            return self.head(self.block(x) * self.block.p)
+
+    return Outer(), [np.random.RandomState(10).randn(2, 3).astype(np.float32)]
+
+
+MODELS = [mlp, cnn, residual, functions, methods, attributes, module_list,
+          keywords, plain_function, nested]

@@ -1,0 +1,67 @@
+"""leafgrad.fx.symbolic_trace against torch.fx in the same run: the printed graph, the
+generated code, the GraphModule's repr, every node (opcode, name, target, args, kwargs,
+users) and the traced module's results, for a dozen models (tests/fx/_models.py)."""
+
+import pytest
+
+import leafgrad
+from tests._torch import require_torch
+
+from . import _models
+from ._harness import assert_same_values, node_rows, pair, to_numpy
+
+
+@pytest.mark.parametrize("build", _models.MODELS, ids=lambda b: b.__name__)
+def test_trace_matches_torch(build):
+    torch = require_torch()
+    theirs, ours, targs, largs = pair(build)
+    tgm = torch.fx.symbolic_trace(theirs)
+    lgm = leafgrad.fx.symbolic_trace(ours)
+    assert str(lgm.graph) == str(tgm.graph)
+    assert lgm.code == tgm.code
+    assert str(lgm) == str(tgm)
+    assert type(lgm).__name__ == type(tgm).__name__
+    assert node_rows(lgm.graph) == node_rows(tgm.graph)
+    assert sorted(k for k, _ in lgm.named_parameters()) == \
+        sorted(k for k, _ in tgm.named_parameters())
+    assert sorted(k for k, _ in lgm.named_buffers()) == sorted(k for k, _ in tgm.named_buffers())
+    # the traced module computes what the model does (bit for bit in each library)
+    with torch.no_grad():
+        expected = to_numpy(tgm(*targs))
+        assert_same_values(to_numpy(theirs(*targs)), expected, exact=True)
+    with leafgrad.no_grad():
+        got = to_numpy(lgm(*largs))
+        assert_same_values(to_numpy(ours(*largs)), got, exact=True)
+    assert_same_values(expected, got)
+
+
+@pytest.mark.parametrize("concrete", [{"mode": "max", "times": 1}, {"mode": "sum", "times": 3},
+                                      ("sum", 0), {"times": 2, "mode": "sum"}])
+def test_concrete_args(concrete):
+    torch = require_torch()
+    theirs, ours, targs, largs = pair(_models.control_flow)
+    if isinstance(concrete, tuple):  # (every argument, positionally)
+        concrete = (leafgrad.fx.PH,) + concrete
+        tconcrete = (torch.fx.PH,) + concrete[1:]
+    else:
+        tconcrete = concrete
+    tgm = torch.fx.symbolic_trace(theirs, concrete_args=tconcrete)
+    lgm = leafgrad.fx.symbolic_trace(ours, concrete_args=concrete)
+    assert str(lgm.graph) == str(tgm.graph)
+    assert lgm.code == tgm.code
+    assert node_rows(lgm.graph) == node_rows(tgm.graph)
+    values = {"mode": "sum", "times": 2}  # (the placeholders take them in order)
+    values.update(concrete if isinstance(concrete, dict) else zip(("mode", "times"),
+                                                                  concrete[1:]))
+    with torch.no_grad():
+        expected = to_numpy(tgm(*targs, values["mode"], values["times"]))
+    with leafgrad.no_grad():
+        got = to_numpy(lgm(*largs, values["mode"], values["times"]))
+    assert_same_values(expected, got)
+    # another value than the specialised one fails torch._assert, in both
+    other = ("sum" if values["mode"] == "max" else "max", values["times"])
+    with pytest.raises(AssertionError) as theirs_error:
+        tgm(*targs, *other)
+    with pytest.raises(AssertionError) as ours_error:
+        lgm(*largs, *other)
+    assert str(ours_error.value) == str(theirs_error.value)
