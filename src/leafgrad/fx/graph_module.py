@@ -74,7 +74,8 @@ def _addindent(s: str, spaces: int) -> str:
     if len(lines) == 1:
         return s
     first = lines.pop(0)
-    return first + "\n" + "\n".join(" " * spaces + line for line in lines)
+    return first + "\n" + "\n".join(" " * spaces + line if line.strip() else ""
+                                     for line in lines)  # (blank lines stay empty)
 
 
 class GraphModule(Module):
@@ -226,7 +227,7 @@ class GraphModule(Module):
         res = type(self).__new__(type(self))
         memo[id(self)] = res
         fake = _CodeOnlyModule(copy.deepcopy(self.__dict__, memo))
-        res.__init__(fake, fake.__dict__["_graph"], type(self).__name__)
+        res.__init__(fake, fake.__dict__["_graph"])  # (named GraphModule, as torch's copy)
         for attr in ("_state_dict_hooks", "_load_state_dict_pre_hooks",
                      "_load_state_dict_post_hooks", "_forward_hooks", "_forward_pre_hooks"):
             if attr in self.__dict__:
@@ -269,7 +270,7 @@ def reduce_graph_module(body: dict, globals_: dict):
     com = CodeOnlyModule(body)
     tracer = KeepModules()
     graph = tracer.trace(com)
-    gm = GraphModule(com, graph, body.get("_graphmodule_cls_name", "GraphModule"))
+    gm = GraphModule(com, graph)  # (named GraphModule, as torch's unpickled one)
     for k, v in body.items():
         if not hasattr(gm, k):
             setattr(gm, k, v)
@@ -285,7 +286,7 @@ def _print_readable(module, module_name: str, print_output: bool, include_stride
     code = _addindent(code, 4)
     pieces = [""]
     for name, child in module.named_children():
-        if hasattr(child, "graph"):
+        if isinstance(child, GraphModule):
             pieces.append(_print_readable(child, name, False, include_stride, include_device))
     sub = _addindent("\n".join(pieces), 4)
     output = code + sub

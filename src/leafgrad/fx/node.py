@@ -236,9 +236,8 @@ class Node:
         self._next.prepend(x)
 
     def _remove_from_list(self) -> None:
-        p, n = self._prev, self._next
+        p, n = self._prev, self._next  # (its own links stay: an iteration on it goes on)
         p._next, n._prev = n, p
-        self._prev = self._next = self
 
     def __gt__(self, other: "Node") -> bool:
         return self._position() > other._position()
