@@ -192,7 +192,7 @@ def nested(t):
         def __init__(self):
             super().__init__()
             self.block = Inner()
-            self.head = t.nn.Sequential(t.nn.Linear(3, 2), t.nn.Tanh())
+            self.head = t.nn.Sequential(t.nn.Linear(3, 2), t.nn.ReLU())
 
         def forward(self, x):
             return self.head(self.block(x) * self.block.p)

@@ -236,7 +236,7 @@ class GraphModule(Module):
         return res
 
     def __copy__(self):
-        res = GraphModule(self, self.graph, type(self).__name__)
+        res = GraphModule(self, self.graph)
         res.meta = getattr(self, "meta", {})
         return res
 
