@@ -154,7 +154,14 @@ def _assert(condition, message):
     assert condition, message
 
 
-from . import fx  # noqa: E402, F401 - torch.fx: symbolic tracing, graphs, GraphModule
+def __getattr__(name: str):
+    """``leafgrad.fx`` (torch.fx), imported on first use: no import cost for programs that
+    do not trace."""
+    if name == "fx":
+        import importlib
+
+        return importlib.import_module(".fx", __name__)
+    raise AttributeError(f"module '{__name__}' has no attribute '{name}'")
 
 
 def _freeze_import_state() -> None:

@@ -200,5 +200,39 @@ def nested(t):
     return Outer(), [np.random.RandomState(10).randn(2, 3).astype(np.float32)]
 
 
-MODELS = [mlp, cnn, residual, functions, methods, attributes, module_list,
+def tricky(t):
+    F = t.nn.functional
+
+    class Tricky(t.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.c = t.tensor([1.0, 2.0])
+            self.w = t.nn.Parameter(t.ones(2, 2, 1, 1))
+            self.register_buffer("buf", t.zeros(2))
+
+        def forward(self, x):
+            b, c, h, w = x.shape
+            y = self.c.view(1, 2, 1, 1) + x
+            y = F.relu(y.add(1), inplace=True)
+            y.add_(1)
+            y += 1
+            y = y.float() * x.ndim
+            y = F.conv2d(y, self.w, padding=(0, 0))
+            q = y.transpose(-1, -2)
+            return (y + self.buf.view(1, 2, 1, 1) + b, q.new_ones(2), F.softmax(y, 1),
+                    y.max(1).values, y[..., None, 0:1:2], t.zeros(x.size(0)))
+
+    return Tricky(), [np.random.RandomState(11).randn(1, 2, 3, 3).astype(np.float32)]
+
+
+def dtypes(t):
+    class Dtypes(t.nn.Module):
+        def forward(self, x):
+            z = t.zeros(x.size(0), dtype=t.float64)
+            return x.to(t.float64) + z[:, None], x.to(memory_format=t.contiguous_format)
+
+    return Dtypes(), [np.random.RandomState(12).randn(2, 3).astype(np.float32)]
+
+
+MODELS = [tricky, mlp, cnn, residual, functions, methods, attributes, module_list,
           keywords, plain_function, nested]

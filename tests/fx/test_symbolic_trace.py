@@ -65,3 +65,18 @@ def test_concrete_args(concrete):
     with pytest.raises(AssertionError) as ours_error:
         lgm(*largs, *other)
     assert str(ours_error.value) == str(theirs_error.value)
+
+
+def test_dtype_arguments():
+    """dtypes in the generated code are torch's names (the program's ``torch`` is leafgrad);
+    the printed graph spells them as leafgrad prints them (str(leafgrad.float64))."""
+    torch = require_torch()
+    theirs, ours, targs, largs = pair(_models.dtypes)
+    tgm = torch.fx.symbolic_trace(theirs)
+    lgm = leafgrad.fx.symbolic_trace(ours)
+    assert lgm.code == tgm.code
+    assert [(n.op, n.name, n.target if isinstance(n.target, str) else n.target.__name__)
+            for n in lgm.graph.nodes] == [
+        (n.op, n.name, n.target if isinstance(n.target, str) else n.target.__name__)
+        for n in tgm.graph.nodes]
+    assert_same_values(to_numpy(tgm(*targs)), to_numpy(lgm(*largs)), exact=True)

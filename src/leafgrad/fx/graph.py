@@ -208,11 +208,10 @@ class CodeGen:
                                        for k, v in arg.items()) + "}"
             if isinstance(arg, float) and not math.isfinite(arg):
                 return repr(arg)  # inf / nan are builtins of the program
-            if _is_from_leafgrad(type(arg)) and type(arg).__name__ in ("dtype", "device",
-                                                                      "layout",
-                                                                      "memory_format"):
-                return repr(arg)  # (torch.float32, device(type='cpu'))
-            return repr(arg)
+            text = repr(arg)
+            if text.startswith("leafgrad.") and _is_from_leafgrad(type(arg)):
+                return "torch." + text[len("leafgrad."):]  # (torch.float64: the program's name)
+            return text
 
         def format_args(args, kwargs) -> str:
             parts = [get_repr(a) for a in args]
