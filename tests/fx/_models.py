@@ -236,3 +236,31 @@ def dtypes(t):
 
 MODELS = [tricky, mlp, cnn, residual, functions, methods, attributes, module_list,
           keywords, plain_function, nested]
+
+
+def annotated(t):
+    import typing
+
+    class Annotated(t.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = t.nn.Linear(3, 3)
+
+        def forward(self, x: t.Tensor, y: typing.Optional[t.Tensor] = None, n: int = 2,
+                    *args, **kwargs) -> t.Tensor:
+            return self.lin(x) * n
+
+    return Annotated(), [np.random.RandomState(13).randn(2, 3).astype(np.float32)]
+
+
+def returns(t):
+    import typing
+
+    class Returns(t.nn.Module):
+        def forward(self, x: t.Tensor, y: typing.List[int] = (1,)) -> t.Tensor:
+            return x.relu()
+
+    return Returns(), [np.random.RandomState(14).randn(2, 3).astype(np.float32)]
+
+
+EXTRA = [annotated, returns]

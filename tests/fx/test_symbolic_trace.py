@@ -2,6 +2,7 @@
 generated code, the GraphModule's repr, every node (opcode, name, target, args, kwargs,
 users) and the traced module's results, for a dozen models (tests/fx/_models.py)."""
 
+import numpy as np
 import pytest
 
 import leafgrad
@@ -11,7 +12,7 @@ from . import _models
 from ._harness import assert_same_values, node_rows, pair, to_numpy
 
 
-@pytest.mark.parametrize("build", _models.MODELS, ids=lambda b: b.__name__)
+@pytest.mark.parametrize("build", _models.MODELS + _models.EXTRA, ids=lambda b: b.__name__)
 def test_trace_matches_torch(build):
     torch = require_torch()
     theirs, ours, targs, largs = pair(build)
@@ -80,3 +81,64 @@ def test_dtype_arguments():
         (n.op, n.name, n.target if isinstance(n.target, str) else n.target.__name__)
         for n in tgm.graph.nodes]
     assert_same_values(to_numpy(tgm(*targs)), to_numpy(lgm(*largs)), exact=True)
+
+
+def _structures(t):
+    from collections import namedtuple
+
+    pair_type = namedtuple("Pair", ["a", "b"])
+
+    def from_dict(x, d):
+        return t.relu(x) + d["a"], pair_type(x, x + 1)
+
+    return from_dict
+
+
+def test_dict_inputs_named_tuples_and_dict_roots():
+    torch = require_torch()
+    tgm = torch.fx.symbolic_trace(_structures(torch))
+    lgm = leafgrad.fx.symbolic_trace(_structures(leafgrad))
+    assert lgm.code.replace("leafgrad", "torch") == lgm.code  # (no leafgrad name in it)
+    assert lgm.code == tgm.code
+    assert node_rows(lgm.graph)[:-2] == node_rows(tgm.graph)[:-2]  # (the tuple types differ)
+    x = np.arange(6, dtype=np.float32).reshape(2, 3) - 2
+    t_out = tgm(torch.from_numpy(x), {"a": torch.ones(3)})
+    l_out = lgm(leafgrad.tensor(x), {"a": leafgrad.ones(3)})
+    assert type(l_out[1]).__name__ == type(t_out[1]).__name__ == "Pair"
+    assert_same_values(to_numpy(t_out), to_numpy(l_out), exact=True)
+    # a GraphModule built from a dict of targets
+    theirs, ours, targs, largs = pair(_models.annotated)
+    tgm = torch.fx.GraphModule({"lin": theirs.lin}, torch.fx.symbolic_trace(theirs).graph,
+                               "FromDict")
+    lgm = leafgrad.fx.GraphModule({"lin": ours.lin}, leafgrad.fx.symbolic_trace(ours).graph,
+                                  "FromDict")
+    assert str(lgm) == str(tgm)
+    assert_same_values(to_numpy(tgm(*targs)), to_numpy(lgm(*largs)), exact=True)
+
+
+def test_param_shapes_constant():
+    torch = require_torch()
+
+    def build(t):
+        class P(t.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.w = t.nn.Parameter(t.ones(3, 4))
+
+            def forward(self, x):
+                return x.reshape(-1, self.w.shape[0]) @ self.w + self.w.size()[1] + self.w.dim()
+
+        return P(), [np.ones((2, 3), np.float32)]
+
+    theirs, ours, targs, largs = pair(build)
+    tgraph = torch.fx.Tracer(param_shapes_constant=True).trace(theirs)
+    lgraph = leafgrad.fx.Tracer(param_shapes_constant=True).trace(ours)
+    assert str(lgraph) == str(tgraph)
+    # torch's ParameterProxy.size() takes no dimension
+    with pytest.raises(TypeError) as t_error:
+        torch.fx.Tracer(param_shapes_constant=True).trace(
+            type("R", (theirs.__class__,), {"forward": lambda s, x: x * s.w.size(1)})())
+    with pytest.raises(TypeError) as l_error:
+        leafgrad.fx.Tracer(param_shapes_constant=True).trace(
+            type("R", (ours.__class__,), {"forward": lambda s, x: x * s.w.size(1)})())
+    assert str(l_error.value) == str(t_error.value)

@@ -163,9 +163,14 @@ class CodeGen:
         return_annotation = [""]
 
         def add_global(name_hint: str, obj) -> str:
-            if _is_from_leafgrad(obj) and obj is not _custom_builtins()["device"] and \
-                    not isinstance(obj, type):
-                return _get_qualified_name(obj)  # (reached through ``torch``)
+            if _is_from_leafgrad(obj) and obj is not _custom_builtins()["device"]:
+                if isinstance(obj, type):  # (a class torch publishes: torch.Tensor)
+                    import leafgrad
+
+                    if getattr(leafgrad, obj.__name__, None) is obj:
+                        return f"torch.{obj.__name__}"
+                else:
+                    return _get_qualified_name(obj)  # (reached through ``torch``)
             name = namespace.create_name(name_hint, obj)
             if name in globals_:
                 return name
@@ -178,10 +183,19 @@ class CodeGen:
         def type_repr(o) -> str:
             if o == ():
                 return "()"
-            if isinstance(o, type):
-                return add_global(_type_repr(o).replace(".", "_"), o) if \
-                    o.__module__ != "builtins" else o.__qualname__
-            return _type_repr(o)
+            origin = getattr(o, "__origin__", None)
+            if origin is not None:  # (List[int], Optional[Tensor]: the origin, then args)
+                import typing
+
+                if isinstance(o, typing._GenericAlias):
+                    origin = {list: typing.List, dict: typing.Dict, set: typing.Set,
+                              frozenset: typing.FrozenSet, tuple: typing.Tuple}.get(origin,
+                                                                                   origin)
+                name = add_global(_type_repr(origin), origin)
+                if getattr(o, "__args__", None):
+                    return f"{name}[{','.join(type_repr(arg) for arg in o.__args__)}]"
+                return name
+            return add_global(_type_repr(o), o)
 
         def get_repr(arg) -> str:
             from ..tensor import Tensor

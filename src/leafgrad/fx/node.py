@@ -166,18 +166,19 @@ def _format_arg(arg, max_list_len=float("inf")) -> str:
 
 
 def _type_repr(obj) -> str:
-    if isinstance(obj, type):
+    if isinstance(obj, type) and not isinstance(obj, _types.GenericAlias):
         if obj.__module__ == "builtins":
             return obj.__qualname__
         module = obj.__module__
         if module == "leafgrad" or module.startswith("leafgrad."):
-            module = "torch"
+            module = "torch"  # (the classes torch publishes at its top: torch.Tensor)
         return f"{module}.{obj.__qualname__}"
     if obj is ...:
         return "..."
     if isinstance(obj, _types.FunctionType):
         return obj.__name__
-    return repr(obj)
+    text = repr(obj)
+    return text.replace("leafgrad.", "torch.") if getattr(obj, "__origin__", None) else text
 
 
 class Node:

@@ -241,8 +241,8 @@ class ParameterProxy(Proxy):
     def shape(self):
         return self.param.shape
 
-    def size(self, dim=None):
-        return self.param.size() if dim is None else self.param.size(dim)
+    def size(self):  # (torch's takes no dim: p.size(1) is its TypeError)
+        return self.param.size()
 
     def dim(self):
         return self.param.dim()
