@@ -142,3 +142,43 @@ def test_param_shapes_constant():
         leafgrad.fx.Tracer(param_shapes_constant=True).trace(
             type("R", (ours.__class__,), {"forward": lambda s, x: x * s.w.size(1)})())
     assert str(l_error.value) == str(t_error.value)
+
+
+_BOUND_SOURCE = """
+from {lib} import relu, cat, exp, matmul, flatten, add
+from {lib}.nn.functional import linear, gelu, softmax, layer_norm, dropout
+
+
+def program(x, w):
+    y = relu(x) + cat([x, x], 1).sum(1, keepdim=True) + exp(x) - add(x, 1)
+    y = matmul(y, w) + linear(x, w.t()) + gelu(x)
+    y = softmax(y, 1) + layer_norm(y, (3,)) + dropout(y, training=False)
+    return flatten(y)
+"""
+
+
+def test_functions_bound_before_tracing():
+    """``from torch import relu`` at the top of a module: the bound function is recorded as
+    torch records it (leafgrad's were bound before its dispatch was on)."""
+    import types
+
+    from leafgrad import overrides
+
+    torch = require_torch()
+    overrides._deactivate()  # (as in a fresh process: leafgrad's functions undispatched)
+    spaces = []
+    for lib in ("torch", "leafgrad"):
+        module = types.ModuleType(f"bound_{lib}")
+        exec(compile(_BOUND_SOURCE.format(lib=lib), f"<bound {lib}>", "exec"), vars(module))
+        spaces.append(module)
+    tgm = torch.fx.symbolic_trace(spaces[0].program)
+    lgm = leafgrad.fx.symbolic_trace(spaces[1].program)
+    assert str(lgm.graph) == str(tgm.graph)
+    assert lgm.code == tgm.code
+    assert type(spaces[1].relu) is not overrides._Dispatcher  # (its own binding, restored)
+    x = np.random.RandomState(15).randn(2, 3).astype(np.float32)
+    w = np.random.RandomState(16).randn(3, 3).astype(np.float32)
+    expected = to_numpy(tgm(torch.from_numpy(x), torch.from_numpy(w)))
+    assert_same_values(expected, to_numpy(lgm(leafgrad.tensor(x), leafgrad.tensor(w))))
+    assert_same_values(expected, to_numpy(spaces[1].program(leafgrad.tensor(x),
+                                                            leafgrad.tensor(w))))

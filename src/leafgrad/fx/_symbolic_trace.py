@@ -130,6 +130,23 @@ def _autowrap_check(patcher: _Patcher, frame_dict: dict, function_ids: set) -> N
                 patcher.patch(frame_dict, name, _create_wrapped_func(value))
 
 
+def _dispatch_check(patcher: _Patcher, frame_dict: dict) -> None:
+    """Names in ``frame_dict`` bound to one of leafgrad's namespace functions as it was before
+    the ``__torch_function__`` protocol was switched on (``from leafgrad import relu`` at the
+    top of a module) take its dispatching wrapper while tracing, so that the call is recorded
+    as ``torch.relu`` as torch's (whose functions always dispatch) would be."""
+    from ..overrides import _WRAPPER_OF
+
+    key = ("dispatch", id(frame_dict))
+    if key in patcher.visited:
+        return
+    patcher.visited.add(key)
+    for name, value in list(frame_dict.items()):
+        wrapper = _WRAPPER_OF.get(id(value))
+        if wrapper is not None and wrapper._torch_function_wrapped is value:
+            patcher.patch(frame_dict, name, wrapper)
+
+
 def wrap(fn_or_name):
     """Register a global function (or its name) of the calling module as a leaf: tracing
     records a call to it instead of tracing through it. Called at module level only."""
@@ -384,8 +401,9 @@ class Tracer(TracerBase):
                 def forward(*args, **kwargs):
                     return original_call(mod, *args, **kwargs)
 
-                _autowrap_check(patcher, getattr(getattr(mod, "forward", mod), "__globals__",
-                                                 {}), self._autowrap_function_ids)
+                module_globals = getattr(getattr(mod, "forward", mod), "__globals__", {})
+                _autowrap_check(patcher, module_globals, self._autowrap_function_ids)
+                _dispatch_check(patcher, module_globals)
                 return self.call_module(mod, forward, args, kwargs)
 
             with _Patcher() as patcher:
@@ -393,6 +411,7 @@ class Tracer(TracerBase):
                 patcher.patch_method(Module, "__call__", module_call_wrapper)
                 _patch_wrapped_functions(patcher)
                 _autowrap_check(patcher, fn_globals, self._autowrap_function_ids)
+                _dispatch_check(patcher, fn_globals)
                 for module in self._autowrap_modules:
                     _autowrap_check(patcher, module.__dict__, self._autowrap_function_ids)
                 self.create_node("output", "output", (self.create_arg(fn(*args)),), {},
