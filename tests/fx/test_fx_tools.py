@@ -4,6 +4,7 @@ metadata and print_readable, print_tabular, fx.wrap, Tracer subclasses, replace_
 copying/pickling/state_dict, and the errors of data-dependent tracing."""
 
 import copy
+import inspect
 import operator
 import pickle
 import sys
@@ -343,3 +344,52 @@ def test_trace_errors():
         assert str(l_error.value).split("\n")[0] == str(t_error.value).split("\n")[0]
     # unpacking a proxy into a known number of names is recorded (getitem per name)
     _same_graph(leafgrad.fx.symbolic_trace(l_unpack), torch.fx.symbolic_trace(t_unpack))
+
+
+def _manual(lib, defaults):
+    """A graph written by hand (placeholders, get_attr, call_function/method/module,
+    create_node with a taken name, a Proxy made outside a trace) and copied."""
+    fx = lib.fx
+    graph = fx.Graph()
+    x = graph.placeholder("x")
+    x2 = graph.placeholder("x_1", default_value=defaults)
+    w = graph.get_attr("layer.weight")
+    a = graph.call_function(operator.add, (x, 1))
+    b = graph.call_function(lib.add, (a, x2), {"alpha": 2})
+    c = graph.call_method("sum", (b,), {"dim": 0})
+    d = graph.call_module("layer", (c,))
+    e = graph.create_node("call_function", lib.relu, (d,), name="add")
+    p = fx.Proxy(e)
+    f = lib.sigmoid(p) * 2 + p.mean() + abs(p)
+    graph.output((f.node, w))
+    copied = fx.Graph()
+    copied.graph_copy(graph, {})
+    return graph, copied, [n.format_node() for n in graph.nodes], b
+
+
+@pytest.mark.parametrize("defaults", [inspect.Signature.empty, None, 1.5])
+def test_manual_graph(defaults):
+    torch = require_torch()
+    theirs, t_copy, t_lines, t_b = _manual(torch, defaults)
+    ours, l_copy, l_lines, l_b = _manual(leafgrad, defaults)
+    assert str(ours) == str(theirs) and str(l_copy) == str(t_copy) and l_lines == t_lines
+    assert (repr(l_b), repr(l_b.next), repr(l_b.prev), l_b.all_input_nodes.__repr__()) == \
+        (repr(t_b), repr(t_b.next), repr(t_b.prev), t_b.all_input_nodes.__repr__())
+    with pytest.raises(TypeError) as t_error:
+        t_b.args[0] = 1
+    with pytest.raises(TypeError) as l_error:
+        l_b.args[0] = 1
+    assert str(l_error.value) == str(t_error.value)
+    t_root = torch.nn.Module()
+    t_root.layer = torch.nn.Linear(3, 3)
+    l_root = leafgrad.nn.Module()
+    l_root.layer = leafgrad.nn.Linear(3, 3)
+    l_root.layer.load_state_dict({k: leafgrad.tensor(v.detach().numpy())
+                                  for k, v in t_root.layer.state_dict().items()})
+    tgm, lgm = torch.fx.GraphModule(t_root, theirs), leafgrad.fx.GraphModule(l_root, ours)
+    assert lgm.code == tgm.code and str(lgm) == str(tgm)
+    x = np.random.RandomState(17).randn(2, 3).astype(np.float32)
+    with torch.no_grad():
+        expected = to_numpy(tgm(torch.from_numpy(x), torch.from_numpy(x)))
+    with leafgrad.no_grad():
+        assert_same_values(expected, to_numpy(lgm(leafgrad.tensor(x), leafgrad.tensor(x))))

@@ -4,6 +4,7 @@ unique names) and the Python code a ``GraphModule`` runs, generated from it."""
 from __future__ import annotations
 
 import builtins
+import inspect
 import keyword
 import math
 import re
@@ -454,10 +455,9 @@ class Graph:
                 op = op[2:-2]
         return _snake_case(op)
 
-    def placeholder(self, name: str, type_expr=None, default_value=None) -> Node:
-        from inspect import Signature
-
-        args = () if default_value is Signature.empty else (default_value,)
+    def placeholder(self, name: str, type_expr=None, default_value=inspect.Signature.empty
+                    ) -> Node:
+        args = () if default_value is inspect.Signature.empty else (default_value,)
         return self.create_node("placeholder", name, args=args, type_expr=type_expr)
 
     def get_attr(self, qualified_name: str, type_expr=None) -> Node:

@@ -138,6 +138,8 @@ def _get_qualified_name(function) -> str:
             name = inspect.getsource(function).split("=")[0].strip()
         except Exception as error:
             raise RuntimeError("Unable to represent lambda") from error
+    if module.startswith("leafgrad.") and published is None:
+        module = _published_module(function, name) or module
     if module == "leafgrad" or module.startswith("leafgrad."):
         module = "torch" + module[len("leafgrad"):]
         if module == "torch.nn.functional":
@@ -145,6 +147,19 @@ def _get_qualified_name(function) -> str:
             if qualified is not None:
                 return qualified
     return f"{module}.{name}"
+
+
+def _published_module(function, name: str):
+    """Where leafgrad publishes one of its functions (defined in an inner module): the
+    top-level namespace or nn.functional, as torch names it (None elsewhere)."""
+    import leafgrad
+    import leafgrad.nn.functional as F
+
+    for namespace in (leafgrad, F):
+        value = vars(namespace).get(name)
+        if value is function or getattr(value, "_torch_function_wrapped", None) is function:
+            return namespace.__name__
+    return None
 
 
 def _format_arg(arg, max_list_len=float("inf")) -> str:

@@ -15,7 +15,8 @@ import sys
 from .graph import magic_methods, reflectable_magic_methods
 from .node import Node, map_aggregate
 
-__all__ = ["Proxy", "Attribute", "TraceError", "TracerBase", "ParameterProxy"]
+__all__ = ["Proxy", "Attribute", "TraceError", "TracerBase", "ParameterProxy",
+           "GraphAppendingTracer"]
 
 
 class TraceError(ValueError):
@@ -118,8 +119,11 @@ class Proxy:
     """A value being traced: what is done to it is recorded in ``tracer.graph``."""
 
     def __init__(self, node: Node, tracer=None):
+        from ..overrides import _activate
+
+        _activate()  # (leafgrad's functions reach a proxy made outside a trace too)
         if tracer is None:
-            tracer = _DefaultTracer()
+            tracer = GraphAppendingTracer(node.graph)
         self.tracer = tracer
         self.node = node
 
@@ -198,11 +202,15 @@ class Proxy:
                                    name=tracer.graph._target_to_str(orig_method.__name__))
 
 
-class _DefaultTracer(TracerBase):
-    """The tracer of a proxy made without one: a graph of its own."""
+class GraphAppendingTracer(TracerBase):
+    """The tracer of a proxy made without one: it appends to the node's graph."""
 
-    def __init__(self):
-        self.graph = None
+    def __init__(self, graph):
+        super().__init__()
+        self.graph = graph
+        self.scope = None
+        self.module_stack = {}
+        self.node_name_to_scope = {}
 
 
 class Attribute(Proxy):
