@@ -393,3 +393,25 @@ def test_manual_graph(defaults):
         expected = to_numpy(tgm(torch.from_numpy(x), torch.from_numpy(x)))
     with leafgrad.no_grad():
         assert_same_values(expected, to_numpy(lgm(leafgrad.tensor(x), leafgrad.tensor(x))))
+
+
+# where torch's Python function dispatches otherwise than its signature says (left as they
+# are in leafgrad): F.threshold as its inner _threshold; F.l1_loss without its weight
+# parameter; F.max_pool2d(return_indices=True) as max_pool2d_with_indices
+_KNOWN_FUNCTIONAL = {"threshold", "l1_loss", "max_pool2d_idx"}
+
+
+def test_functional_calls_recorded_as_torch():
+    """Each nn.functional call is recorded with torch's target, node name and argument form
+    (Python functions: defaults filled in by keyword; C builtins: as called)."""
+    torch = require_torch()
+    theirs, ours = _models.functional_calls(torch), _models.functional_calls(leafgrad)
+    differing = set()
+    for name in theirs:
+        rows = []
+        for lib, call in ((torch, theirs[name]), (leafgrad, ours[name])):
+            gm = lib.fx.symbolic_trace(call)
+            rows.append([n.format_node() for n in gm.graph.nodes])
+        if rows[0] != rows[1]:
+            differing.add(name)
+    assert differing == _KNOWN_FUNCTIONAL

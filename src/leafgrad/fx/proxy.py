@@ -198,8 +198,14 @@ class Proxy:
 
         if is_tensor_method_or_property(orig_method):
             return tracer.create_proxy("call_method", orig_method.__name__, args, kwargs)
+        name = orig_method.__name__
+        if getattr(orig_method, "_torch_function_name", None) is not None:
+            from .node import _get_qualified_name
+
+            name = _get_qualified_name(orig_method).rsplit(".", 1)[-1]  # (torch's builtin's
+            # name where leafgrad's differs: F.logsigmoid is torch._C._nn.log_sigmoid)
         return tracer.create_proxy("call_function", orig_method, args, kwargs,
-                                   name=tracer.graph._target_to_str(orig_method.__name__))
+                                   name=tracer.graph._target_to_str(name))
 
 
 class GraphAppendingTracer(TracerBase):
