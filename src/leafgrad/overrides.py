@@ -470,6 +470,14 @@ _MODE_ONLY_NAMES = frozenset({
     "blackman_window", "kaiser_window", "promote_types", "result_type", "can_cast",
     "is_nonzero", "sym_int", "sym_float"})
 
+# torch's top-level functions written in Python (torch.functional's, torch._lowrank's): they
+# dispatch with their call form filled in and are named in their module (torch.functional.split)
+_TORCH_PYTHON_FUNCTIONS = {name: "functional" for name in (
+    "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes",
+    "broadcast_tensors", "cartesian_prod", "cdist", "chain_matmul", "einsum", "lu", "meshgrid",
+    "norm", "split", "stft", "tensordot", "unique", "unique_consecutive", "unravel_index")}
+_TORCH_PYTHON_FUNCTIONS.update(pca_lowrank="_lowrank", svd_lowrank="_lowrank")
+
 _WRAPPED_MODULES = {}  # module -> (prefix for messages, builtin rule)
 _WRAPPER_OF: dict = {}  # id(a namespace function) -> its dispatch wrapper (once switched on)
 
@@ -500,7 +508,10 @@ def _install_functions() -> None:
                     builtin_rule is None and name not in _F_BUILTINS):
                 namespace[name] = known
                 continue
-            if builtin_rule is None:
+            python_home = _TORCH_PYTHON_FUNCTIONS.get(name) if module is leafgrad else None
+            if python_home is not None:
+                builtin, message_name = False, f"torch.{python_home}.{name}"
+            elif builtin_rule is None:
                 builtin = name in _F_BUILTINS
                 message_name = f"torch.nn.{name}" if builtin else f"{prefix}.{name}"
             elif not builtin_rule(name):
@@ -514,6 +525,8 @@ def _install_functions() -> None:
             wrapper._torch_function_mode_only = mode_only
             # found where it is published (pickle looks a function up by these)
             wrapper.__module__, wrapper.__qualname__ = module.__name__, name
+            if python_home == "functional":  # (published there too: pickle finds it)
+                wrapper.__module__ = "leafgrad.functional"
             namespace[name] = wrapper
             # (nn.functional's Python functions get wrappers of their own, named there, as
             # torch's are other objects than torch.max_pool2d & co.; the first one found is

@@ -340,3 +340,40 @@ def functional_calls(torch):
         "channel_shuffle": lambda x, t: F.channel_shuffle(x, 1),
         "scaled_dot": lambda x, t: F.scaled_dot_product_attention(x, t, t),
     }
+
+
+def torch_calls(torch):
+    """torch.* calls of (x, y): Python and C functions, linalg/fft/special, methods."""
+    return {
+        "norm": lambda x, y: torch.norm(x),
+        "unique": lambda x, y: torch.unique(x),
+        "meshgrid": lambda x, y: torch.meshgrid(x[0], y[0], indexing="ij"),
+        "tensordot": lambda x, y: torch.tensordot(x, y, dims=2),
+        "cdist": lambda x, y: torch.cdist(x, y),
+        "broadcast_tensors": lambda x, y: torch.broadcast_tensors(x, y),
+        "atleast_2d": lambda x, y: torch.atleast_2d(x),
+        "block_diag": lambda x, y: torch.block_diag(x, y),
+        "cartesian_prod": lambda x, y: torch.cartesian_prod(x[0], y[0]),
+        "chain_matmul": lambda x, y: torch.linalg.multi_dot([x, y.t()]),
+        "std_mean": lambda x, y: torch.std_mean(x, 0),
+        "lerp": lambda x, y: torch.lerp(x, y, 0.5),
+        "where1": lambda x, y: torch.where(x > y),
+        "split_sizes": lambda x, y: x.split([1, 1]),
+        "fft": lambda x, y: torch.fft.fft(x),
+        "linalg_norm": lambda x, y: torch.linalg.norm(x),
+        "special": lambda x, y: torch.special.expit(x),
+        "isclose": lambda x, y: torch.isclose(x, y),
+        "stft": lambda x, y: torch.stft(x[0].repeat(8), 4, return_complex=True),
+        "sum_dim": lambda x, y: torch.sum(x, (0, 1)),
+        "max_dim": lambda x, y: torch.max(x, 1, keepdim=True),
+        "addcmul": lambda x, y: torch.addcmul(x, x, y, value=2),
+        "full_like": lambda x, y: torch.full_like(x, 3),
+        "zeros_like": lambda x, y: torch.zeros_like(x),
+        "arange_size": lambda x, y: torch.arange(x.size(0)),
+        "ones_shape": lambda x, y: torch.ones(x.shape),
+        "randn_like": lambda x, y: torch.randn_like(x).shape,
+        "tensor_method_kw": lambda x, y: x.clamp(min=0, max=1),
+        "topk": lambda x, y: torch.topk(x, 1).indices,
+        "sort": lambda x, y: x.sort(dim=0, descending=True)[0],
+        "chunk": lambda x, y: torch.chunk(x, 2),
+    }

@@ -128,6 +128,9 @@ def _get_qualified_name(function) -> str:
         if published.startswith("torch.nn.") and not published.startswith(
                 "torch.nn.functional."):
             return _F_QUALIFIED.get(published[len("torch.nn."):], published)
+        for namespace in ("linalg", "fft", "special"):  # (torch._C._linalg.linalg_norm)
+            if published.startswith(f"torch.{namespace}.{namespace}_"):
+                return f"torch._C._{namespace}." + published[len(f"torch.{namespace}."):]
         module = function.__module__
     else:
         module = _find_module_of(function)
