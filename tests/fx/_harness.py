@@ -23,7 +23,10 @@ def pair(build):
 def node_rows(graph):
     """Each node as text: opcode, name, printed target, args, kwargs, users."""
     return [(n.op, n.name, n._pretty_print_target(n.target), str(n.args), str(n.kwargs),
-             [u.name for u in n.users]) for n in graph.nodes]  # (types: in str(graph))
+             [u.name for u in n.users],
+             [(k, path, kind.__name__) for k, (path, kind) in
+              n.meta.get("nn_module_stack", {}).items()])
+            for n in graph.nodes]  # (types: in str(graph))
 
 
 def to_numpy(value):

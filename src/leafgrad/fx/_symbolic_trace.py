@@ -10,6 +10,7 @@ Tensor methods reach ``Proxy.__torch_function__``."""
 from __future__ import annotations
 
 import builtins
+import collections
 import functools
 import inspect
 import math
@@ -181,7 +182,8 @@ class Tracer(TracerBase):
         self.submodule_paths = None
         self.root_module_name = ""
         self.scope = None
-        self.module_stack = {}
+        self.module_stack = collections.OrderedDict()
+        self.num_calls: dict = {}
         self.node_name_to_scope = {}
 
     def create_arg(self, a):
@@ -248,10 +250,20 @@ class Tracer(TracerBase):
         raise NameError("module is not installed as a submodule")
 
     def call_module(self, m, forward, args, kwargs):
+        """A leaf module's call as one node, another's forward traced through; the nodes made
+        meanwhile carry the module stack (``meta['nn_module_stack']``: key -> (path, class),
+        a repeated call's key suffixed ``@<n>``)."""
         module_qualified_name = self.path_of_module(m)
-        if not self.is_leaf_module(m, module_qualified_name):
-            return forward(*args, **kwargs)
-        return self.create_proxy("call_module", module_qualified_name, args, kwargs)
+        calls = self.num_calls.get(module_qualified_name, 0)
+        key = f"{module_qualified_name}@{calls}" if calls > 0 else module_qualified_name
+        self.module_stack[key] = (module_qualified_name, type(m))
+        self.num_calls[module_qualified_name] = calls + 1
+        try:
+            if not self.is_leaf_module(m, module_qualified_name):
+                return forward(*args, **kwargs)
+            return self.create_proxy("call_module", module_qualified_name, args, kwargs)
+        finally:
+            self.module_stack.popitem(last=True)
 
     def getattr(self, attr: str, attr_val, parameter_proxy_cache: dict):
         from ..nn.parameter import Parameter
@@ -374,6 +386,8 @@ class Tracer(TracerBase):
                 self.root = Module()
                 fn = root
             self.graph = Graph(tracer_cls=getattr(self, "__class__", None))
+            self.module_stack = collections.OrderedDict()
+            self.num_calls = {}
             self.tensor_attrs = {}
             from ..tensor import Tensor
 

@@ -164,6 +164,13 @@ class Transformer(Interpreter):
         self.tracer = _TransformerTracer(self.new_graph)
         self.tracer.root = module
 
+    def run_node(self, n: Node):
+        saved, self.tracer._preserved_meta = getattr(self.tracer, "_preserved_meta", None), n.meta
+        try:
+            return super().run_node(n)
+        finally:
+            self.tracer._preserved_meta = saved
+
     def placeholder(self, target, args, kwargs):
         default = next(iter(args)) if args else inspect.Signature.empty
         return Proxy(self.new_graph.placeholder(target, default_value=default), self.tracer)

@@ -41,7 +41,17 @@ class TracerBase:
     node_name_to_scope = None
 
     def create_node(self, kind, target, args, kwargs, name=None, type_expr=None) -> Node:
-        return self.graph.create_node(kind, target, args, kwargs, name, type_expr)
+        node = self.graph.create_node(kind, target, args, kwargs, name, type_expr)
+        import copy
+
+        if self.module_stack:  # (made inside a module's call: its stack, as torch records)
+            node.meta["nn_module_stack"] = copy.copy(self.module_stack)
+        preserved = getattr(self, "_preserved_meta", None)
+        if preserved:  # (a Transformer's node keeps the module stack of the one it replaces)
+            for field in ("nn_module_stack", "stack_trace"):
+                if field in preserved:
+                    node.meta[field] = copy.copy(preserved[field])
+        return node
 
     def proxy(self, node: Node) -> "Proxy":
         return Proxy(node, self)
