@@ -339,13 +339,17 @@ class _Dispatcher:
     def __call__(self, *args, **kwargs):
         if _state.modes or not self._torch_function_mode_only and _relevant(args, kwargs):
             if not _state.all_disabled:
+                public = self
                 if not self._torch_function_builtin:
                     args, kwargs = self._python_call_form(args, kwargs)
-                return handle_torch_function(self, args + tuple(kwargs.values()), *args,
+                    if self._with_indices is not None and kwargs.get("return_indices"):
+                        public = self._with_indices  # (torch's boolean_dispatch)
+                return handle_torch_function(public, args + tuple(kwargs.values()), *args,
                                              **kwargs)
         return self._torch_function_wrapped(*args, **kwargs)
 
     _signature = None
+    _with_indices = None  # F.max_pool2d & co.: what dispatches when return_indices=True
 
     def _python_call_form(self, args: tuple, kwargs: dict):
         """The arguments as torch's Python functions hand them to handle_torch_function: the
@@ -532,6 +536,12 @@ def _install_functions() -> None:
             # torch's are other objects than torch.max_pool2d & co.; the first one found is
             # the function's wrapper for dispatch_after_failure)
             wrappers.setdefault(id(value), wrapper)
+        if builtin_rule is None:  # (torch's boolean_dispatch: F.max_pool2d(return_indices=
+            # True) dispatches as F.max_pool2d_with_indices)
+            for name, value in namespace.items():
+                paired = namespace.get(name + "_with_indices")
+                if type(value) is _Dispatcher and type(paired) is _Dispatcher:
+                    value._with_indices = paired
         _WRAPPED_MODULES[module] = prefix
 
 

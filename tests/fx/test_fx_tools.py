@@ -397,8 +397,8 @@ def test_manual_graph(defaults):
 
 # where torch's Python function dispatches otherwise than its signature says (left as they
 # are in leafgrad): F.threshold as its inner _threshold; F.l1_loss without its weight
-# parameter; F.max_pool2d(return_indices=True) as max_pool2d_with_indices
-_KNOWN_FUNCTIONAL = {"threshold", "l1_loss", "max_pool2d_idx"}
+# parameter
+_KNOWN_FUNCTIONAL = {"threshold", "l1_loss"}
 
 
 def test_functional_calls_recorded_as_torch():
