@@ -378,7 +378,8 @@ class _Dispatcher:
         bound.apply_defaults()
         positional, keywords = [], {}
         for name, param in signature.parameters.items():
-            if param.default is param.empty and param.kind is not param.KEYWORD_ONLY:
+            if param.kind is param.POSITIONAL_ONLY or param.default is param.empty and \
+                    param.kind is not param.KEYWORD_ONLY:
                 positional.append(bound.arguments[name])
             else:
                 keywords[name] = bound.arguments[name]
