@@ -126,14 +126,22 @@ def test_interpreter_and_transformer(build):
         assert_same_values(expected, to_numpy(l_new(*largs)))
 
 
-def test_interpreter_missing_argument():
+def test_interpreter_errors():
+    """A missing input (torch's RuntimeError), and a failing node: the error's own first line,
+    then torch's note of the node ("While executing %fc1 : ..."), the original traceback
+    (none recorded) and the tlparse hint."""
     torch, tgm, lgm, _, _ = _both(_models.mlp)
-    messages = []
+    outcomes = []
     for lib, gm in ((torch, tgm), (leafgrad, lgm)):
+        seen = []
         with pytest.raises(RuntimeError) as error:
             lib.fx.Interpreter(gm).run()
-        messages.append(str(error.value).split("\n")[0])
-    assert messages[0] == messages[1]
+        seen.append(str(error.value))
+        with pytest.raises(RuntimeError) as error:
+            lib.fx.Interpreter(gm).run(lib.ones(2, 5))
+        seen.append(str(error.value).split("\n")[1:])
+        outcomes.append(seen)
+    assert outcomes[0] == outcomes[1]
 
 
 def _meta_rows(gm):

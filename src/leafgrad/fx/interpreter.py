@@ -53,8 +53,9 @@ class Interpreter:
                 if self.extra_traceback:
                     message = f"While executing {node.format_node()}"
                     message = f"{error.args[0]}\n\n{message}" if error.args else str(message)
-                    if isinstance(self.module, GraphModule) and self.module.graph is not None:
-                        message += f"\nOriginal traceback:\n{node.stack_trace}"
+                    message += f"\nOriginal traceback:\n{node.stack_trace}"
+                    message += ("\nUse tlparse to see full graph. (https://github.com/pytorch/"
+                                "tlparse?tab=readme-ov-file#tlparse-parse-structured-pt2-logs)")
                     error.args = (message,) + error.args[1:]
                     if isinstance(error, KeyError):
                         raise RuntimeError(*error.args) from error
