@@ -9,7 +9,7 @@ names, targets, the printed graph and the generated code are torch's (leafgrad's
 are printed under torch's names: ``torch.relu``, ``torch._C._nn.linear``,
 ``torch.nn.functional.relu``)."""
 
-from . import passes  # noqa: F401
+from . import passes  # noqa: F401 - torch.fx.passes (shape_prop)
 from ._symbolic_trace import PH, Tracer, is_fx_tracing, symbolic_trace, wrap
 from .graph import CodeGen, Graph
 from .graph_module import GraphModule

@@ -18,7 +18,6 @@ import warnings
 
 from .graph import Graph
 from .graph_module import GraphModule
-from .node import Node
 from .proxy import ParameterProxy, Proxy, TracerBase, _assert_is_none
 
 __all__ = ["Tracer", "symbolic_trace", "wrap", "is_fx_tracing", "PH", "PHBase"]
