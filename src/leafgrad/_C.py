@@ -48,3 +48,34 @@ def _is_torch_function_all_disabled() -> bool:
     from .overrides import _state
 
     return bool(_state.all_disabled)
+
+
+class _FunctionNamespace:
+    """torch._C._nn / _linalg / _fft / _special: the C functions behind torch's builtin
+    namespaces, reached by name in the code torch.fx generates (``torch._C._nn.linear(x, w)``,
+    ``torch._C._linalg.linalg_norm(x)``): leafgrad's functions of the namespace."""
+
+    def __init__(self, name: str, namespace: str, prefix: str = "", renamed=None):
+        self._name, self._namespace, self._prefix = name, namespace, prefix
+        self._renamed = renamed or {}
+
+    def __getattr__(self, name: str):
+        import importlib
+
+        inner = self._renamed.get(name, name)
+        if self._prefix and inner.startswith(self._prefix):
+            inner = inner[len(self._prefix):]
+        try:
+            return getattr(importlib.import_module(self._namespace), inner)
+        except AttributeError:
+            raise AttributeError(f"module 'torch._C.{self._name}' has no attribute "
+                                 f"'{name}'") from None
+
+    def __repr__(self) -> str:
+        return f"<module 'torch._C.{self._name}'>"
+
+
+_nn = _FunctionNamespace("_nn", "leafgrad.nn.functional", renamed={"log_sigmoid": "logsigmoid"})
+_linalg = _FunctionNamespace("_linalg", "leafgrad.linalg", "linalg_")
+_fft = _FunctionNamespace("_fft", "leafgrad.fft", "fft_")
+_special = _FunctionNamespace("_special", "leafgrad.special", "special_")

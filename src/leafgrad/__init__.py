@@ -146,6 +146,24 @@ def result_type(tensor1, tensor2) -> dtype:
 from . import overrides  # noqa: E402, F401 - the __torch_function__ protocol
 
 
+def _assert(condition, message):
+    """torch._assert: Python's assert as a function symbolic tracing records (a proxy
+    condition dispatches through ``__torch_function__``)."""
+    if type(condition) is not Tensor and overrides.has_torch_function((condition,)):
+        return overrides.handle_torch_function(_assert, (condition,), condition, message)
+    assert condition, message
+
+
+def __getattr__(name: str):
+    """``leafgrad.fx`` (torch.fx), imported on first use: no import cost for programs that
+    do not trace."""
+    if name == "fx":
+        import importlib
+
+        return importlib.import_module(".fx", __name__)
+    raise AttributeError(f"module '{__name__}' has no attribute '{name}'")
+
+
 def _freeze_import_state() -> None:
     """Note: frozen import state. Importing leafgrad leaves ~44,000 objects that the cyclic
     garbage collector tracks (modules, classes, functions, op tables), alive until the process

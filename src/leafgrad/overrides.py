@@ -339,9 +339,51 @@ class _Dispatcher:
     def __call__(self, *args, **kwargs):
         if _state.modes or not self._torch_function_mode_only and _relevant(args, kwargs):
             if not _state.all_disabled:
-                return handle_torch_function(self, args + tuple(kwargs.values()), *args,
+                public = self
+                if not self._torch_function_builtin:
+                    args, kwargs = self._python_call_form(args, kwargs)
+                    if self._with_indices is not None and kwargs.get("return_indices"):
+                        public = self._with_indices  # (torch's boolean_dispatch)
+                return handle_torch_function(public, args + tuple(kwargs.values()), *args,
                                              **kwargs)
         return self._torch_function_wrapped(*args, **kwargs)
+
+    _signature = None
+    _with_indices = None  # F.max_pool2d & co.: what dispatches when return_indices=True
+
+    def _python_call_form(self, args: tuple, kwargs: dict):
+        """The arguments as torch's Python functions hand them to handle_torch_function: the
+        parameters without a default positional, every parameter with one by keyword, in the
+        signature's order (``F.relu(x)`` dispatches as ``relu(x, inplace=False)``,
+        ``F.max_pool2d(x, 2)`` with stride=None ... return_indices=False). Unchanged when
+        the call does not bind or the signature takes ``*args``/``**kwargs``."""
+        import inspect
+
+        signature = self._signature
+        if signature is None:
+            try:
+                signature = inspect.signature(self._torch_function_wrapped)
+            except (TypeError, ValueError):
+                signature = False
+            if signature and any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+                                 for p in signature.parameters.values()):
+                signature = False
+            self._signature = signature
+        if not signature:
+            return args, kwargs
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError:
+            return args, kwargs
+        bound.apply_defaults()
+        positional, keywords = [], {}
+        for name, param in signature.parameters.items():
+            if param.kind is param.POSITIONAL_ONLY or param.default is param.empty and \
+                    param.kind is not param.KEYWORD_ONLY:
+                positional.append(bound.arguments[name])
+            else:
+                keywords[name] = bound.arguments[name]
+        return tuple(positional), keywords
 
     def __eq__(self, other):
         return other is self or other is self._torch_function_wrapped
@@ -400,6 +442,10 @@ _F_BUILTINS = frozenset({
     "rrelu_", "scaled_dot_product_attention", "selu_", "softplus", "softshrink",
     "threshold_"})
 
+# nn.functional's functions that torch writes without a dispatch of their own: their body's
+# Tensor method dispatches (F.sigmoid(x) reaches a mode, or fx, as Tensor.sigmoid)
+_F_NOT_DISPATCHED = frozenset({"sigmoid", "tanh"})
+
 # functions that take no part (as torch's get_ignored_functions: factories without tensor
 # arguments, global state, the protocol itself)
 _IGNORED_NAMES = frozenset({
@@ -429,6 +475,14 @@ _MODE_ONLY_NAMES = frozenset({
     "blackman_window", "kaiser_window", "promote_types", "result_type", "can_cast",
     "is_nonzero", "sym_int", "sym_float"})
 
+# torch's top-level functions written in Python (torch.functional's, torch._lowrank's): they
+# dispatch with their call form filled in and are named in their module (torch.functional.split)
+_TORCH_PYTHON_FUNCTIONS = {name: "functional" for name in (
+    "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes",
+    "broadcast_tensors", "cartesian_prod", "cdist", "chain_matmul", "einsum", "lu", "meshgrid",
+    "norm", "split", "stft", "tensordot", "unique", "unique_consecutive", "unravel_index")}
+_TORCH_PYTHON_FUNCTIONS.update(pca_lowrank="_lowrank", svd_lowrank="_lowrank")
+
 _WRAPPED_MODULES = {}  # module -> (prefix for messages, builtin rule)
 _WRAPPER_OF: dict = {}  # id(a namespace function) -> its dispatch wrapper (once switched on)
 
@@ -450,14 +504,19 @@ def _install_functions() -> None:
         for name, value in list(namespace.items()):
             mode_only = module is leafgrad and name in _MODE_ONLY_NAMES
             if name.startswith("_") or name in _IGNORED_NAMES and not mode_only or \
+                    builtin_rule is None and name in _F_NOT_DISPATCHED or \
                     type(value) is not _types.FunctionType or \
                     getattr(value, "_torch_function_wrapped", None) is not None:
                 continue
             known = wrappers.get(id(value))
-            if known is not None and known._torch_function_wrapped is value:
+            if known is not None and known._torch_function_wrapped is value and not (
+                    builtin_rule is None and name not in _F_BUILTINS):
                 namespace[name] = known
                 continue
-            if builtin_rule is None:
+            python_home = _TORCH_PYTHON_FUNCTIONS.get(name) if module is leafgrad else None
+            if python_home is not None:
+                builtin, message_name = False, f"torch.{python_home}.{name}"
+            elif builtin_rule is None:
                 builtin = name in _F_BUILTINS
                 message_name = f"torch.nn.{name}" if builtin else f"{prefix}.{name}"
             elif not builtin_rule(name):
@@ -471,7 +530,19 @@ def _install_functions() -> None:
             wrapper._torch_function_mode_only = mode_only
             # found where it is published (pickle looks a function up by these)
             wrapper.__module__, wrapper.__qualname__ = module.__name__, name
-            namespace[name] = wrappers[id(value)] = wrapper
+            if python_home == "functional":  # (published there too: pickle finds it)
+                wrapper.__module__ = "leafgrad.functional"
+            namespace[name] = wrapper
+            # (nn.functional's Python functions get wrappers of their own, named there, as
+            # torch's are other objects than torch.max_pool2d & co.; the first one found is
+            # the function's wrapper for dispatch_after_failure)
+            wrappers.setdefault(id(value), wrapper)
+        if builtin_rule is None:  # (torch's boolean_dispatch: F.max_pool2d(return_indices=
+            # True) dispatches as F.max_pool2d_with_indices)
+            for name, value in namespace.items():
+                paired = namespace.get(name + "_with_indices")
+                if type(value) is _Dispatcher and type(paired) is _Dispatcher:
+                    value._with_indices = paired
         _WRAPPED_MODULES[module] = prefix
 
 

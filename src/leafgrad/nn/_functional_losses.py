@@ -37,7 +37,7 @@ def _check_reduction(reduction: str) -> None:
         raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
-def margin_ranking_loss(input1, input2, target, margin: float = 0.0, size_average=None,
+def margin_ranking_loss(input1, input2, target, margin: float = 0, size_average=None,
                         reduce=None, reduction: str = "mean"):
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)  # torch's _Reduction.get_enum, before any shape check
