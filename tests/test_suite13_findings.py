@@ -48,3 +48,78 @@ def test_fractional_max_pool_checks_its_random_samples():
                                  _random_samples=lib.full((2, 3, 5), 0.5)))
 
     _same(program)
+
+
+# --- modules (test/test_nn.py: containers, to/type conversions) --------------------------------
+
+def test_module_to_reads_its_call_as_tensor_to():
+    # nn.Module.to read its arguments its own way: a number (to(3.5): torch's 0-d tensor, so
+    # float64 on the CPU) was taken for a device string, to(True) ignored, copy= accepted;
+    # complex parameters and buffers were never converted (to(complex128) kept complex64) and
+    # the complex-module warning was missing. torch reads the call with _C._nn._parse_to.
+    import warnings
+
+    def make(lib):
+        m = lib.nn.Sequential(lib.nn.Conv2d(2, 2, 1), lib.nn.BatchNorm2d(2))
+        m.register_buffer("c", lib.ones(1, 2, 3, 3, dtype=lib.complex64))
+        m.register_buffer("i", lib.ones(2, 2, 2, 2, dtype=lib.int32))
+        m.register_buffer("h", lib.ones(2, 2, 2, 2, 2).half())
+        return m
+
+    def state(m):
+        return [(k, t.dtype, t.stride(), t.device.type, type(t).__name__, t.requires_grad)
+                for k, t in list(m.named_parameters()) + list(m.named_buffers())]
+
+    def program(lib, see):
+        calls = [((lib.float64,), {}), ((lib.complex128,), {}), ((lib.float16,), {}),
+                 ((lib.int64,), {}), ((lib.bool,), {}), ((float,), {}), ((complex,), {}),
+                 ((int,), {}), ((3.5,), {}), ((1,), {}), ((True,), {}), ((2j,), {}),
+                 (("cpu",), {}), (("cpu", lib.float64), {}), (("cpu", lib.float64, True), {}),
+                 ((None, lib.float64), {}), ((), {"dtype": lib.float64}),
+                 ((), {"device": "cpu", "dtype": lib.complex64}),
+                 ((), {"memory_format": lib.channels_last}),
+                 ((lib.float64,), {"memory_format": lib.channels_last}),
+                 ((), {"memory_format": lib.channels_last_3d}),
+                 ((lib.ones(1, dtype=lib.float64),), {}), ((lib.ones(1, dtype=lib.int64),), {}),
+                 ((), {"tensor": lib.ones(1, dtype=lib.complex64)}),
+                 ((lib.float64,), {"non_blocking": 1}), ((lib.float64,), {"copy": True}),
+                 ((lib.float64,), {"copy": False}), ((lib.float64, True, True), {}),
+                 ((lib.ones(1), False, False), {}), ((), {"dtype": "float"}),
+                 ((), {"bad": 1}), (("meta",), {}), ((lib.device("meta"), lib.float64), {}),
+                 (([1],), {}), ((lib.float64, lib.float32), {}), ((), {})]
+        with warnings.catch_warnings():  # (torch warns of a discarded imaginary part once a
+            warnings.filterwarnings("ignore", "Casting complex values to real")  # process)
+            for args, kwargs in calls:
+                see(lambda: str(lib._C._nn._parse_to(*args, **kwargs)))
+                m = make(lib)
+                see(lambda: state(m.to(*args, **kwargs)))
+                see(lambda: state(m))
+            m = make(lib).to("meta")
+            see(lambda: m.to("cpu"))
+            see(lambda: state(m.to("meta", lib.float64)))
+            c = make(lib).to(lib.complex64)
+            for convert in (lambda: c.to(lib.float32), c.double, c.float, c.half,
+                            lambda: c.type(lib.float64), lambda: c.to(lib.complex128)):
+                see(lambda: state(convert()))
+
+    _same(program)
+
+
+def test_module_and_parameter_dicts_refuse_bad_updates_as_torch():
+    # ModuleDict took a str element for not iterable (torch unpacks 'ab' into a key and a
+    # value); both dicts' message has torch's "is<type>"; ParameterDict().popitem() was an
+    # IndexError where torch's is the dict's KeyError
+    def program(lib, see):
+        nn = lib.nn
+        for kind, value in ((nn.ModuleDict, nn.ReLU()), (nn.ParameterDict, lib.ones(1))):
+            for update in ([3], [value], ["ab"], [("a",)], [("a", value, 1)], [b"ab"], 3, None,
+                           [None], [[1, value]], [("a", value)], ({"a": value},)):
+                d = kind()
+                see(lambda: d.update(update))
+                see(lambda: list(d.keys()))
+            see(lambda: kind().popitem())
+            d = kind({"a": value, "b": value})
+            see(lambda: d.popitem()[0])
+            see(lambda: list(d.keys()))
+
+    _same(program)

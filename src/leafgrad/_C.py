@@ -48,3 +48,17 @@ def _is_torch_function_all_disabled() -> bool:
     from .overrides import _state
 
     return bool(_state.all_disabled)
+
+
+def _make_nn():
+    """torch._C._nn: here only _parse_to (nn.Module.to's reading of its arguments)."""
+    import types
+
+    from .ops import parse_to
+
+    module = types.ModuleType(__name__ + "._nn")
+    module._parse_to = parse_to
+    return module
+
+
+_nn = _make_nn()
