@@ -123,3 +123,43 @@ def test_module_and_parameter_dicts_refuse_bad_updates_as_torch():
             see(lambda: list(d.keys()))
 
     _same(program)
+
+
+# --- losses (test/test_nn.py) ------------------------------------------------------------------
+
+def test_margin_losses_add_as_torch_kernels():
+    # multi_margin_loss and multilabel_margin_loss were a last bit off torch's for some inputs:
+    # leafgrad summed each sample's terms pairwise and reduced as the generic losses do; torch's
+    # kernels add one by one (multi margin: each sample in the input's dtype, the samples in the
+    # accumulate type; multilabel: each sample in the accumulate type); float16 multilabel is
+    # not implemented in torch (leafgrad computed it); the gradients are torch's kernels' steps
+    # of 1/(samples * classes) or 1/classes times the incoming gradient, and a create_graph
+    # backward of multilabel_margin_loss records torch's NotImplemented node (leafgrad's
+    # formula recorded a MulBackward0)
+    def program(lib, see):
+        F = lib.nn.functional
+        for dtype in (lib.float32, lib.float64, lib.float16):
+            for n, c in ((3, 4), (7, 13), (1, 5), (40, 33)):
+                x = (_values(lib, n, c, dtype=lib.float64) * 3).to(dtype).requires_grad_()
+                t = (lib.arange(n) * 7) % c
+                labels = (lib.arange(1, n * c + 1).reshape(n, c) * 3) % (c + 1) - 1
+                weight = _values(lib, c, dtype=dtype).abs()
+                for reduction in ("mean", "sum", "none"):
+                    calls = [lambda: F.multilabel_margin_loss(x, labels, reduction=reduction),
+                             lambda: F.multilabel_margin_loss(x[0], labels[0],
+                                                              reduction=reduction),
+                             lambda: F.multi_margin_loss(x[0], t[0], reduction=reduction)]
+                    for p in (1, 2):
+                        calls += [lambda: F.multi_margin_loss(x, t, p=p, margin=0.7,
+                                                              reduction=reduction),
+                                  lambda: F.multi_margin_loss(x, t, p=p, weight=weight,
+                                                              reduction=reduction)]
+                    for call in calls:
+                        see(call)
+                        if dtype != lib.float16:
+                            loss = call()
+                            upstream = _values(lib, *loss.shape, dtype=dtype) + 2
+                            see(lambda: lib.autograd.grad(loss, x, upstream,
+                                                          create_graph=True)[0])
+
+    _same(program)
