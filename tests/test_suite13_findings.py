@@ -163,3 +163,42 @@ def test_margin_losses_add_as_torch_kernels():
                                                           create_graph=True)[0])
 
     _same(program)
+
+
+def test_nll_loss_target_checks_and_label_smoothing_bounds_as_torch():
+    # a 4-d input's target was not checked as nll_loss2d checks it (a (2, 4, 4) target for a
+    # (2, 3, 4, 5) input gave a loss; other shapes NumPy's IndexError); a 1-d input's unreduced
+    # loss with a (1,) target was (1,) where torch's is 0-d; cross_entropy refused a negative
+    # or NaN label_smoothing (torch only refuses more than 1, printed as C++ prints a double)
+    def program(lib, see):
+        F = lib.nn.functional
+        pairs = [((2, 3, 4, 5), (2, 4, 4)), ((2, 3, 4, 5), (2, 4, 5)), ((2, 3, 4, 5), (2, 5, 4)),
+                 ((2, 3, 4, 5), (3, 4, 5)), ((2, 3, 4, 5), (2, 20)), ((2, 3, 4, 5), (2, 4, 5, 1)),
+                 ((2, 3, 4, 5), (2, 4, 0)), ((2, 3, 4, 5), (2,)), ((2, 3, 4), (2, 5)),
+                 ((2, 3, 4), (2, 4, 1)), ((2, 3, 4, 5, 6), (2, 4, 5, 5)), ((2, 3, 4, 5, 6),
+                                                                          (2, 4, 5, 6)),
+                 ((2, 3), (2,)), ((2, 3), (2, 1)), ((3,), ()), ((3,), (1,)), ((3,), (2,)),
+                 ((2, 3, 0), (2, 0))]
+        for dtype in (lib.float32, lib.float64):
+            for input_shape, target_shape in pairs:
+                x = _values(lib, *input_shape, dtype=dtype).requires_grad_()
+                t = (lib.arange(math.prod(target_shape)) % 3).reshape(target_shape)
+                for reduction in ("mean", "sum", "none"):
+                    for call in (lambda: F.nll_loss(x, t, reduction=reduction),
+                                 lambda: F.cross_entropy(x, t, reduction=reduction),
+                                 lambda: F.nll_loss(x, t, weight=lib.ones(3, dtype=dtype),
+                                                    reduction=reduction, ignore_index=1),
+                                 lambda: F.nll_loss(x, t, weight=lib.ones(4, dtype=dtype),
+                                                    reduction=reduction)):
+                        see(call)
+                        see(lambda: lib.autograd.grad(call().sum(), x)[0])
+        x = _values(lib, 3, 4).requires_grad_()
+        for smoothing in (-0.1, -1, -math.inf, 0, 0.5, 1.0, 1.0000001, 1.5, 2, math.inf,
+                          math.nan):
+            for target in (lib.tensor([1, 0, 3]), _values(lib, 3, 4).softmax(1)):
+                see(lambda: F.cross_entropy(x, target, label_smoothing=smoothing))
+                see(lambda: lib.autograd.grad(F.cross_entropy(
+                    x, target, label_smoothing=smoothing, reduction="sum"), x)[0])
+                see(lambda: lib.nn.CrossEntropyLoss(label_smoothing=smoothing)(x, target))
+
+    _same(program)
