@@ -202,3 +202,22 @@ def test_nll_loss_target_checks_and_label_smoothing_bounds_as_torch():
                 see(lambda: lib.nn.CrossEntropyLoss(label_smoothing=smoothing)(x, target))
 
     _same(program)
+
+
+def test_soft_margin_loss_keeps_the_input_shape():
+    # torch writes -input * target into a tensor of the input's shape: a target that broadcasts
+    # the input wider is its in-place error (leafgrad computed a loss of the wider shape)
+    def program(lib, see):
+        F = lib.nn.functional
+        shapes = [((3, 4), (2, 3, 4)), ((3, 1), (3, 4)), ((1, 4), (3, 4)), ((4,), (3, 4)),
+                  ((3, 4), (5,)), ((0, 4), (3, 4)), ((3, 4), (4,)), ((3, 4), (3, 1)),
+                  ((3, 4), ()), ((), (2,)), ((2, 3, 4), (3, 4)), ((3, 4), (3, 4))]
+        for dtype in (lib.float32, lib.float64):
+            for input_shape, target_shape in shapes:
+                x = _values(lib, *input_shape, dtype=dtype).requires_grad_()
+                y = _values(lib, *target_shape, dtype=dtype).sign()
+                for reduction in ("mean", "sum", "none"):
+                    see(lambda: F.soft_margin_loss(x, y, reduction=reduction).shape)
+                    see(lambda: lib.nn.SoftMarginLoss(reduction=reduction)(x, y).shape)
+
+    _same(program)
