@@ -221,3 +221,34 @@ def test_soft_margin_loss_keeps_the_input_shape():
                     see(lambda: lib.nn.SoftMarginLoss(reduction=reduction)(x, y).shape)
 
     _same(program)
+
+
+# --- embedding (test/nn/test_embedding.py) -----------------------------------------------------
+
+def test_embedding_max_norm_renormalises_in_one_write():
+    # torch's embedding_renorm_ is one in-place op: the weight's version goes up by one per
+    # call whatever it rescaled (leafgrad's went up once per rescaled row, and not at all when
+    # none was); as torch's loop, the rows before an index out of range stay rescaled and the
+    # version is not bumped
+    def program(lib, see):
+        F = lib.nn.functional
+        for dtype in (lib.float32, lib.float64, lib.float16, lib.bfloat16):
+            for max_norm, norm_type in ((1.0, 2.0), (100.0, 2.0), (1.5, 1.0), (0.5, math.inf),
+                                        (0.7, 3.0)):
+                for indices in ([[0, 2], [2, 5]], [], [5, 5, 1], [0, 2, 9], [-1, 0]):
+                    weight = (_values(lib, 6, 3) * 4).to(dtype)
+                    view = weight[1:]
+                    index = lib.tensor(indices, dtype=lib.int64)
+                    for target in (weight, view):
+                        see(lambda: F.embedding(index, target, max_norm=max_norm,
+                                                norm_type=norm_type))
+                        see(lambda: (weight, weight._version, view._version))
+        weight = (_values(lib, 6, 3) * 4).requires_grad_()
+        out = F.embedding(lib.tensor([1, 3]), weight, max_norm=1.0)
+        see(lambda: (out, weight._version, lib.autograd.grad(out.sum(), weight)[0]))
+        module = lib.nn.Embedding(6, 3, max_norm=1.0)
+        with lib.no_grad():
+            module.weight.copy_(_values(lib, 6, 3) * 4)
+        see(lambda: (module(lib.tensor([[1, 2], [2, 2]])), module.weight._version))
+
+    _same(program)

@@ -474,7 +474,11 @@ def _embedding_renorm(weight, input, max_norm, norm_type) -> None:
                            "embedding_renorm_)")
     if input._data.dtype.kind != "i":
         raise _index_type_error(input, 2, "embedding_renorm_")
+    from ..tensor import _wrap
+
     with no_grad():
+        # the distinct rows in increasing order; as torch's loop, the rows before an index out
+        # of range stay rescaled and the version is not bumped
         for row in np.unique(input._data).tolist():
             if not -weight.shape[0] <= row < weight.shape[0]:
                 raise IndexError(f"select(): index {row} out of range for tensor of size "
@@ -482,7 +486,11 @@ def _embedding_renorm(weight, input, max_norm, norm_type) -> None:
             line = weight[row]
             norm = line.norm(norm_type).item()
             if norm > max_norm:
-                line.mul_(max_norm / (norm + 1e-7))
+                # the row times the scale in the weight's dtype (torch's half and bfloat16
+                # rows take it rounded so), written without a version bump
+                scale = np.asarray(max_norm / (norm + 1e-7), dtype=weight._data.dtype)
+                weight._data[row] = (line * _wrap(scale))._data
+    weight._bump_version()  # (one in-place op in torch: one bump, whatever it rescaled)
 
 
 def _embedding_indices(indices, rows):
