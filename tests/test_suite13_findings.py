@@ -252,3 +252,62 @@ def test_embedding_max_norm_renormalises_in_one_write():
         see(lambda: (module(lib.tensor([[1, 2], [2, 2]])), module.weight._version))
 
     _same(program)
+
+
+# --- in-place writes into views, padded sequences (test/test_nn.py) ----------------------------
+
+def test_inplace_op_on_a_view_gives_its_operands_contiguous_gradients():
+    # torch's CopySlices runs the op's backward on a contiguous clone of the view's region of
+    # the gradient: the source of x[:, 1:3].copy_(src) gets a contiguous gradient (leafgrad's
+    # was a strided view of the base's gradient: unpack_sequence's inputs had strides (6, 1))
+    def program(lib, see):
+        views = [lambda b: b[:, 1:3], lambda b: b.t()[1], lambda b: b[::2],
+                 lambda b: b.select(1, 2), lambda b: b.narrow(0, 1, 2), lambda b: b[1:, ::3]]
+        ops = [lambda v, s: v.copy_(s), lambda v, s: v.add_(s, alpha=2),
+               lambda v, s: v.mul_(s), lambda v, s: v.addcmul_(s, s, value=0.5),
+               lambda v, s: v.div_(s + 3)]
+        for dtype in (lib.float32, lib.float64):
+            for view in views:
+                for op in ops:
+                    for base_grad in (False, True):
+                        leaf = _values(lib, 4, 6, dtype=dtype).requires_grad_(base_grad)
+                        base = leaf * 1
+                        region = view(base)
+                        src = (_values(lib, *region.shape, dtype=dtype) + 2).requires_grad_()
+                        op(region, src)
+                        inputs = (src, leaf) if base_grad else (src,)
+                        upstream = _values(lib, 4, 6, dtype=dtype) * 3
+                        see(lambda: lib.autograd.grad(base, inputs, upstream))
+                        see(lambda: lib.autograd.grad(view(base * 1).sum(), src))
+
+    _same(program)
+
+
+def test_padded_sequences_are_made_as_torch():
+    # pad_sequence's result had version len(sequences) (torch fills it in place first: one
+    # more); unpad_sequence sliced each row (torch indexes it by a mask: a contiguous copy,
+    # IndexBackward0) and did not transpose a time-first batch in place as torch does
+    def program(lib, see):
+        U = lib.nn.utils.rnn
+        for dtype in (lib.float32, lib.float64, lib.int64):
+            seqs = [(_values(lib, 4, 2) * 5).to(dtype), (_values(lib, 2, 2) * 5).to(dtype),
+                    (_values(lib, 3, 2) * 5).to(dtype)]
+            if dtype.is_floating_point:
+                seqs[0].requires_grad_()
+            for batch_first in (False, True):
+                for side in ("right", "left"):
+                    for count in (1, 2, 3):
+                        padded = U.pad_sequence(seqs[:count], batch_first=batch_first,
+                                                padding_side=side, padding_value=-1)
+                        see(lambda: (padded, padded._version))
+                padded = U.pad_sequence(seqs, batch_first=batch_first)
+                see(lambda: U.unpad_sequence(padded, lib.tensor([4, 2, 3]),
+                                             batch_first=batch_first))
+                see(lambda: (padded.shape, padded.stride(), padded._version))
+            packed = U.pack_sequence(seqs, enforce_sorted=False)
+            out = U.unpack_sequence(packed)
+            see(lambda: out)
+            if dtype.is_floating_point:
+                see(lambda: lib.autograd.grad(out[0].sum() + out[1].sum(), seqs[0])[0])
+
+    _same(program)
