@@ -311,3 +311,22 @@ def test_padded_sequences_are_made_as_torch():
                 see(lambda: lib.autograd.grad(out[0].sum() + out[1].sum(), seqs[0])[0])
 
     _same(program)
+
+
+def test_lstm_reads_its_state_by_index():
+    # LSTM/LSTMCell unpacked hx (a 1-tuple: ValueError 'not enough values to unpack'); torch
+    # reads hx[0] and hx[1] (IndexError 'tuple index out of range')
+    def program(lib, see):
+        lib.manual_seed(0)
+        lstm, cell = lib.nn.LSTM(3, 4), lib.nn.LSTMCell(3, 4)
+        for batched in (True, False):
+            x = _values(lib, 5, 2, 3) if batched else _values(lib, 5, 3)
+            h = _values(lib, 1, 2, 4) if batched else _values(lib, 1, 4)
+            for hx in ((h,), [h], (h, h), [h, h]):
+                see(lambda: lstm(x, hx)[0].shape)
+            xc = x[0]
+            hc = h[0]
+            for hx in ((hc,), [hc], (hc, hc)):
+                see(lambda: cell(xc, hx)[0].shape)
+
+    _same(program)
