@@ -330,3 +330,44 @@ def test_lstm_reads_its_state_by_index():
                 see(lambda: cell(xc, hx)[0].shape)
 
     _same(program)
+
+
+# --- printing (test/test_torch.py) ------------------------------------------------------------
+
+def test_tensor_str_module_as_torch():
+    # torch._tensor_str did not exist in leafgrad (AttributeError): code reads and saves
+    # PRINT_OPTS, uses its printoptions and formats numbers with _Formatter(tensor).format
+    import copy
+
+    def program(lib, see):
+        S = lib._tensor_str
+        names = ("precision", "threshold", "edgeitems", "linewidth", "sci_mode")
+        see(lambda: [getattr(S.PRINT_OPTS, name) for name in names])
+        saved = copy.copy(S.PRINT_OPTS)
+        try:
+            lib.set_printoptions(precision=2, sci_mode=True, linewidth=40)
+            see(lambda: [getattr(S.PRINT_OPTS, name) for name in names])
+            see(lambda: [getattr(saved, name) for name in names])
+            see(lambda: repr(_values(lib, 3, 4)))
+            S.PRINT_OPTS.precision = 6
+            see(lambda: (repr(_values(lib, 2, 3)), lib.get_printoptions()["precision"]))
+            with S.printoptions(precision=1, sci_mode=False):
+                see(lambda: (repr(_values(lib, 2, 3)), S.PRINT_OPTS.precision))
+            see(lambda: (repr(_values(lib, 2, 3)), S.PRINT_OPTS.precision))
+            see(lambda: S.get_printoptions())
+        finally:
+            lib.set_printoptions(profile="default")
+        see(lambda: [getattr(S.PRINT_OPTS, name) for name in names])
+        tensors = [_values(lib, 5), _values(lib, 3) * 1e10, _values(lib, 4) * 1e-6,
+                   lib.tensor([1.0, 20.0, -300.0]), lib.tensor([0.0, math.nan, math.inf]),
+                   lib.tensor([1e9, 2.0]), lib.arange(-5, 12), lib.tensor([True, False]),
+                   _values(lib, 3).double(), _values(lib, 3).half(), _values(lib, 3).bfloat16()]
+        for t in tensors:
+            formatter = S._Formatter(t)
+            see(lambda: (formatter.width(), formatter.int_mode, formatter.sci_mode,
+                         formatter.floating_dtype))
+            see(lambda: [formatter.format(value) for value in t.tolist()])
+            see(lambda: formatter.format(t[0]))
+            see(lambda: S._str(t))
+
+    _same(program)
