@@ -371,3 +371,20 @@ def test_tensor_str_module_as_torch():
             see(lambda: S._str(t))
 
     _same(program)
+
+
+# --- padding modes (test/test_nn.py) -----------------------------------------------------------
+
+def test_pad_modes_other_than_constant_refuse_a_value():
+    # F.pad(x, p, mode="reflect", value=2.0) padded, ignoring the value; torch refuses any
+    # value but 0 (and None) for reflect/replicate/circular, after the padding-length checks
+    def program(lib, see):
+        F = lib.nn.functional
+        for mode in ("constant", "reflect", "replicate", "circular"):
+            for shape in ((1, 2, 3), (2, 3), (1, 2, 3, 4), (1, 1, 2, 3, 4)):
+                x = _values(lib, *shape)
+                for pad in ((1, 1), (1, 0, 1, 1), (1,), (1,) * 8, (1, 1, 1, 1, 1, 1)):
+                    for value in (None, 0, 0.0, -0.0, 2.0, math.nan, True, False, 1):
+                        see(lambda: F.pad(x, pad, mode=mode, value=value))
+
+    _same(program)

@@ -681,7 +681,9 @@ def _pad(input, pad, mode="constant", value=None):
         return _ops.ConstantPadNd.apply(input, pad=pad, value=0 if value is None else value)
     dims = len(pad) // 2
     if mode in ("reflect", "replicate", "circular"):
-        if input.ndim not in (dims + 1, dims + 2):
+        if value is not None and value != 0:  # (ATen's _pad_enum: before the rank check)
+            raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+        if dims > 3 or input.ndim not in (dims + 1, dims + 2):  # (1 to 3 padded dims)
             raise NotImplementedError(
                 f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor."
             )
