@@ -388,3 +388,17 @@ def test_pad_modes_other_than_constant_refuse_a_value():
                         see(lambda: F.pad(x, pad, mode=mode, value=value))
 
     _same(program)
+
+
+# --- optimizers (test/optim/test_optim.py) -----------------------------------------------------
+
+def test_add_param_group_names_the_class_of_a_non_dict():
+    # torch's message prints the type itself ("<class 'list'>"); leafgrad printed its name
+    def program(lib, see):
+        for group in ([lib.nn.Parameter(lib.ones(2))], (1,), "params", 3, None,
+                      lib.nn.Parameter(lib.ones(2)), {"params": [lib.nn.Parameter(lib.ones(2))]}):
+            for kind in (lib.optim.SGD, lib.optim.Adam):
+                optimizer = kind([lib.nn.Parameter(lib.zeros(2))], lr=0.1)
+                see(lambda: (optimizer.add_param_group(group), len(optimizer.param_groups)))
+
+    _same(program)
