@@ -402,3 +402,19 @@ def test_add_param_group_names_the_class_of_a_non_dict():
                 see(lambda: (optimizer.add_param_group(group), len(optimizer.param_groups)))
 
     _same(program)
+
+
+# --- type conversions (test/test_torch.py) -----------------------------------------------------
+
+def test_type_by_a_cuda_tensor_name_is_the_cpu_builds_error():
+    # x.type("torch.cuda.FloatTensor") was leafgrad's "invalid type" ValueError; torch's CPU
+    # build fails to initialise CUDA (RuntimeError)
+    def program(lib, see):
+        x = _values(lib, 2, 3)
+        for name in ("torch.cuda.FloatTensor", "torch.cuda.LongTensor", "torch.cuda.HalfTensor",
+                     "torch.cuda.BoolTensor", "torch.cuda.BadTensor", "torch.FloatTensor",
+                     "torch.DoubleTensor", "torch.BadTensor", "float32", "cuda"):
+            see(lambda: x.type(name))
+            see(lambda: x.long().type(name))
+
+    _same(program)
