@@ -1,6 +1,7 @@
 """``torch._C``: here only what user code reaches for in it, ``Generator`` (whose repr names
 this module, as torch's does) and the multithreaded-backward flag."""
 
+from . import ops as _ops
 from ._rng import Generator
 from .overrides import (DisableTorchFunction, DisableTorchFunctionSubclass,
                         _disabled_torch_function_impl)
@@ -79,3 +80,4 @@ _nn = _FunctionNamespace("_nn", "leafgrad.nn.functional", renamed={"log_sigmoid"
 _linalg = _FunctionNamespace("_linalg", "leafgrad.linalg", "linalg_")
 _fft = _FunctionNamespace("_fft", "leafgrad.fft", "fft_")
 _special = _FunctionNamespace("_special", "leafgrad.special", "special_")
+_nn._parse_to = _ops.parse_to  # nn.Module.to's reading of its arguments (Tensor.to's parser)

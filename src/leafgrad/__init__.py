@@ -53,6 +53,7 @@ globals().update(_LEGACY_STORAGES)  # FloatStorage, LongStorage, ... (torch's le
 Storage = _LEGACY_STORAGES["FloatStorage"]  # (torch.Storage is torch.FloatStorage)
 from . import storage  # noqa: F401,E402 - torch.storage
 from . import _C  # noqa: F401,E402 - torch._C.Generator
+from . import _tensor_str  # noqa: F401,E402 - torch._tensor_str (PRINT_OPTS, _Formatter)
 from ._functions_linalg_more import *  # noqa: F403 - cholesky_solve, lu_unpack, qr, ...
 from ._rng import Generator, default_generator, initial_seed, manual_seed, seed
 from . import autograd, func, linalg, nn, ops, optim, utils  # noqa: E402

@@ -41,6 +41,15 @@ _PROFILES = {
 _opts: dict[str, Any] = {**_DEFAULTS, "sci_mode": None}
 
 
+class _PrinterOptions:
+    """torch._tensor_str.PRINT_OPTS: the options as attributes (its ``__dict__`` is ``_opts``,
+    so ``PRINT_OPTS.precision = 2`` sets them and ``copy.copy(PRINT_OPTS)`` is a snapshot)."""
+
+
+PRINT_OPTS = _PrinterOptions()
+PRINT_OPTS.__dict__ = _opts
+
+
 def set_printoptions(
     precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None
 ) -> None:

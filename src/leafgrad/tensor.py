@@ -543,6 +543,19 @@ def _new_options(method: str, dtype, layout, requires_grad, pin_memory):
     return dtype
 
 
+# torch's CPU build, asked for a CUDA tensor type by name (Tensor.type("torch.cuda.FloatTensor"))
+_NO_CUDA_LIBRARY = (
+    "Cannot initialize CUDA without ATen_cuda library. PyTorch splits its backend into two "
+    "shared libraries: a CPU library and a CUDA library; this error has occurred because you "
+    "are trying to use some CUDA functionality, but the CUDA library has not been loaded by the "
+    "dynamic linker for some reason.  The CUDA library MUST be loaded, EVEN IF you don't "
+    "directly use any symbols from the CUDA library! One common culprit is a lack of "
+    "-Wl,--no-as-needed in your link arguments; many dynamic linkers will delete dynamic "
+    "library dependencies if you don't depend on any of their symbols.  You can check if this "
+    "has occurred by using ldd on your binary to see if there is a dependency on *_cuda.so "
+    "library.")
+
+
 class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMethods,
              ExtraMethods, MathExtraMethods, LegacyMethods, RandomMethods, LinalgMoreMethods,
              ComplexMethods, MiscMethods, StatsMethods, InplaceFormMethods,
@@ -1404,6 +1417,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         if dtype is None:
             return _torch_type_name(self)
         if isinstance(dtype, str):
+            if dtype.startswith(("torch.cuda.", "leafgrad.cuda.")):  # (any name: torch's CPU
+                raise RuntimeError(_NO_CUDA_LIBRARY)  # build fails to initialise CUDA first)
             for d in (*_dtype.ALL, _dtype.bfloat16):
                 if f"torch.{d._legacy}Tensor" == dtype or f"leafgrad.{d._legacy}Tensor" == dtype:
                     return self.to(d)

@@ -95,6 +95,25 @@ class FractionalMaxPool2dBackward(MaxPoolBackward):
     torch_names = ()
 
 
+def _check_samples(input, samples, dims: int) -> None:
+    """ATen's fractional_max_pool_check_shape, after the input's rank and sizes: the samples'
+    dtype, rank, and (batch, channels, dims) sizes against the input's."""
+    if samples.dtype != input.dtype:
+        raise RuntimeError("Expect _random_samples to have the same dtype as input")
+    if samples.dim() != 3:
+        raise RuntimeError(f"Expect _random_samples to have 3 dimensions, got {samples.dim()}")
+    unbatched = input.dim() == dims + 1
+    batch = 1 if unbatched else input.size(0)
+    channels = input.size(0) if unbatched else input.size(1)
+    n, c, d = samples.shape
+    if n < batch:
+        raise RuntimeError("Expect _random_samples.size(0) no less then input batch size.")
+    if c != channels:
+        raise RuntimeError("Expect _random_samples.size(1) equals to input channel size.")
+    if d != dims:
+        raise RuntimeError(f"Expect _random_samples.size(2) equals to {dims}; got {d}.")
+
+
 def _pair(value):
     return tuple(value) if isinstance(value, (tuple, list)) else (value, value)
 
@@ -126,6 +145,7 @@ def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, out
     if size[1] + kernel[1] - 1 > width:
         raise RuntimeError(f"fractional_max_pool2d(): pool width {kernel[1]} too large "
                            f"relative to input width {width}")
+    _check_samples(input, _random_samples, 2)
     return FractionalMaxPool2d.apply(input, kernel=kernel, output_size=size,
                                      samples=_random_samples._data)
 
@@ -241,6 +261,7 @@ def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, out
         if out + k - 1 >= extent:  # strict in ATen's 3-d check (not in its 2-d one)
             raise RuntimeError(f"fractional_max_pool3d_out(): pool {name} {k} too large "
                                f"relative to input {name} {extent}")
+    _check_samples(input, _random_samples, 3)
     return FractionalMaxPool3d.apply(input, kernel=kernel, output_size=size,
                                      samples=_random_samples._data)
 

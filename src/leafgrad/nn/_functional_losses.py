@@ -229,6 +229,12 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction: s
             "to invert a mask, use the `~` or `logical_not()` operator instead.")
 
     check_broadcast(tuple(input.shape), tuple(target.shape))  # (ATen's input * target)
+    shape = tuple(input.shape)
+    if tuple(target.shape) != shape:  # (ATen multiplies in place, into the input's shape)
+        wide = list(np.broadcast_shapes(shape, tuple(target.shape)))
+        if tuple(wide) != shape:
+            raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast "
+                               f"shape {wide}")
     if input.dtype.name in ("int8", "int16", "int32", "int64", "uint8"):
         # torch writes -input * target, then its exp and log1p, into a tensor of input's dtype
         from .. import get_default_dtype

@@ -469,7 +469,11 @@ def _embedding_renorm(weight, input, max_norm, norm_type) -> None:
                            "embedding_renorm_)")
     if input._data.dtype.kind != "i":
         raise _index_type_error(input, 2, "embedding_renorm_")
+    from ..tensor import _wrap
+
     with no_grad():
+        # the distinct rows in increasing order; as torch's loop, the rows before an index out
+        # of range stay rescaled and the version is not bumped
         for row in np.unique(input._data).tolist():
             if not -weight.shape[0] <= row < weight.shape[0]:
                 raise IndexError(f"select(): index {row} out of range for tensor of size "
@@ -477,7 +481,11 @@ def _embedding_renorm(weight, input, max_norm, norm_type) -> None:
             line = weight[row]
             norm = line.norm(norm_type).item()
             if norm > max_norm:
-                line.mul_(max_norm / (norm + 1e-7))
+                # the row times the scale in the weight's dtype (torch's half and bfloat16
+                # rows take it rounded so), written without a version bump
+                scale = np.asarray(max_norm / (norm + 1e-7), dtype=weight._data.dtype)
+                weight._data[row] = (line * _wrap(scale))._data
+    weight._bump_version()  # (one in-place op in torch: one bump, whatever it rescaled)
 
 
 def _embedding_indices(indices, rows):
@@ -662,7 +670,9 @@ def _pad(input, pad, mode="constant", value=None):
         return _ops.ConstantPadNd.apply(input, pad=pad, value=0 if value is None else value)
     dims = len(pad) // 2
     if mode in ("reflect", "replicate", "circular"):
-        if input.ndim not in (dims + 1, dims + 2):
+        if value is not None and value != 0:  # (ATen's _pad_enum: before the rank check)
+            raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+        if dims > 3 or input.ndim not in (dims + 1, dims + 2):  # (1 to 3 padded dims)
             raise NotImplementedError(
                 f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor."
             )
@@ -884,6 +894,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
                                                            "SymInt"))
     if input.ndim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
+    if input.ndim == 1 and target.ndim == 1 and target.shape[0] != 1:
+        raise ValueError("For 1D input, 1D target must have size 1, but got target size: "
+                         f"{target.shape[0]}")
     if input.ndim > 1 and input.shape[0] != target.shape[0]:
         raise ValueError(
             f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
@@ -896,6 +909,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     target_data = target._data
     if input.ndim <= 2 and target.ndim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if input.ndim == 4 and target.ndim != 3:  # (nll_loss2d's checks, for a 4-d input only)
+        raise RuntimeError("only batches of spatial targets supported (3D tensors) but got "
+                           f"targets of dimension: {target.ndim}")
     classes = input.shape[-1] if input.ndim <= 2 else input.shape[1]
     if weight is not None and input.ndim <= 2 and (weight.ndim != 1 or weight.numel() != classes):
         raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or "
@@ -903,6 +919,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     if weight is not None and input.ndim > 2 and weight.numel() != classes:
         # (nll_loss2d's check: the count only; a weight of any shape is read flat)
         raise RuntimeError("weight tensor should be defined either for all or no classes")
+    if input.ndim == 4 and (input.shape[0], *input.shape[2:]) != tuple(target.shape):
+        raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: "
+                           f"{list(target.shape)}")
     if target_data.dtype not in (np.int64, np.uint8):
         raise RuntimeError(
             f"expected target dtype to be Long or Byte, but got {target.dtype._legacy}"
@@ -959,8 +978,9 @@ def _cross_entropy(input, target, weight, size_average, ignore_index, reduce, re
         ignore_index, label_smoothing = _argparse.doubles(
             "cross_entropy_loss", ("ignore_index", ignore_index, 5, "SymInt"),
             ("label_smoothing", label_smoothing, 6, "float"))
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    if label_smoothing > 1.0:  # (torch's only check: a negative or NaN smoothing is none)
+        raise RuntimeError("label_smoothing must be between 0.0 and 1.0. Got: "
+                           f"{label_smoothing:g}")  # (C++'s default formatting of a double)
     input, target = _fp32_inputs(input, target)  # on torch's CPU autocast fp32 list
     class_dim = 0 if input.ndim == 1 else 1
     log_p = log_softmax(input, class_dim)
@@ -975,7 +995,7 @@ def _cross_entropy(input, target, weight, size_average, ignore_index, reduce, re
         return _cross_entropy_probabilities(log_p, target, weight, reduction, label_smoothing,
                                             class_dim, classes)
     nll = nll_loss(log_p, target, weight, ignore_index=ignore_index, reduction=reduction)
-    if label_smoothing == 0:
+    if not label_smoothing > 0:
         return nll
 
     # the ignored mask and the mean's divisor are kernels computed from the target (no branch

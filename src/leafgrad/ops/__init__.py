@@ -178,6 +178,53 @@ def to(tensor, /, *args, **kwargs):
     return ToCopy.apply(tensor, dtype=dtype.np)
 
 
+def parse_to(*args, **kwargs) -> tuple:
+    """torch._C._nn._parse_to: what Tensor.to's parser reads from a call, as (device, dtype,
+    non_blocking, memory_format); nn.Module.to reads its call with it. A tensor (or a number,
+    the 0-d tensor it stands for) gives its device and dtype, a Python type its dtype."""
+    _argparse.check("Tensor.to", args, kwargs)
+    if "tensor" in kwargs:
+        args = (kwargs.pop("tensor"),) + args
+        if not isinstance(args[0], _tensor_type()):
+            args = _number_as_tensor(args, kwargs, keyword=True)
+    number = bool(args) and (args[0].__class__ in _TO_NUMBERS or isinstance(args[0], np.generic))
+    if number:
+        args = _number_as_tensor(args, kwargs)
+    dtype = _dtype.as_dtype(kwargs.get("dtype"))
+    non_blocking = kwargs.get("non_blocking", False)
+    target = kwargs.get("device")
+    if target is not None:
+        from .._device import use
+
+        target = use(target)
+    Tensor = _tensor_type()
+    flags = 0
+    for arg in args:
+        if arg is None:
+            continue
+        if arg.__class__ is type:
+            arg = _dtype.as_dtype(arg)
+        if isinstance(arg, _dtype.dtype):
+            dtype = arg
+            if number and arg is args[0]:  # (the wrapped number's tensor: on the CPU)
+                from .._device import use
+
+                target = use("cpu")
+        elif isinstance(arg, Tensor):
+            dtype, target = arg.dtype, arg.device
+        elif isinstance(arg, bool):  # positionally non_blocking, then copy
+            flags += 1
+            if flags == 1:
+                non_blocking = arg
+        else:
+            from .._device import use
+
+            target = use(arg)
+    if flags == 2 or "copy" in kwargs:  # (given at all, even False)
+        raise RuntimeError(".to() does not accept copy argument")
+    return target, dtype, non_blocking, kwargs.get("memory_format")
+
+
 def _number_as_tensor(args: tuple, kwargs: dict, keyword: bool = False) -> tuple:
     """torch's ``to`` takes a number for its ``Tensor tensor`` (numbers as tensors), unless
     an int fits the overload with a device index first: the number stands for the 0-d

@@ -508,7 +508,9 @@ class CopySlices(Node):
             # program seed 44660)
             grad = self._laid_out_as_base(grad, force=True)
             region = replay(grad, self._steps)
-        op_grads = self._op_node._apply([region])
+        # torch runs the op's backward on a contiguous clone of the region (so a copied-in
+        # source's gradient is contiguous, not a strided view of the base's gradient)
+        op_grads = self._op_node._apply([region.clone(memory_format=_contiguous_format())])
         grad_base = None
         if self._next_nodes[0] is not None:
             region_grad = op_grads[0] if op_grads[0] is not None else region * 0

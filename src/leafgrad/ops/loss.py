@@ -813,8 +813,8 @@ class NllLoss(Op):
         if not every:
             losses = np.where(kept, losses, a.dtype.type(0))
         if reduction == "none":
-            if a.ndim == 1:  # torch's single-sample kernel: 0 - x * w (never -0.: seed 30390)
-                losses = losses + a.dtype.type(0)
+            if a.ndim == 1:  # torch's single-sample kernel: 0 - x * w (never -0.: seed 30390),
+                losses = (losses + a.dtype.type(0)).reshape(())  # 0-d for a (1,) target too
             return losses.astype(a.dtype, copy=False)
         total, total_weight = _nll_totals(losses, weights, kept, every, weight is not None)
         if reduction == "mean":
@@ -863,6 +863,11 @@ class NllLossBackward(Op):
 
     @staticmethod
     def forward(ctx, grad, input_sizes, target, reduction, ignore_index, weight):
+        if len(input_sizes) == 1 and target.ndim == 1 and target.shape[0] != input_sizes[0]:
+            # torch's backward checks a 1-d target against the input's first size, which its
+            # forward lets pass for one sample of classes (a (1,) target)
+            raise RuntimeError(f"size mismatch (got input: {list(input_sizes)}, target: "
+                               f"{list(target.shape)})")
         if _numba_kernels.active and weight is None:  # compiled loop (_numba_kernels)
             result = _numba_kernels.nll_loss_backward(grad, input_sizes, target, reduction,
                                                       ignore_index)

@@ -154,10 +154,12 @@ class MultiMarginLoss(Op):
         x = a.reshape(1, -1) if a.ndim <= 1 else a
         t = target.reshape(-1)
         terms, _ = MultiMarginLoss._terms(x, t, p, margin, weight)
-        losses = (terms.sum(1) / x.shape[1]).astype(a.dtype, copy=False)
-        # ATen's unreduced output is (frames,) for a dimensioned target, else 0-d
-        losses = losses.reshape(losses.shape if target.ndim else ())
-        return _reduce_array(losses, reduction)
+        # torch's kernel: each sample's terms added one by one in the input's dtype, divided
+        # by the class count; the reduction adds the samples one by one in the accumulate type
+        sums = _sequential_sums(terms.astype(a.dtype, copy=False)) / a.dtype.type(x.shape[1])
+        if reduction == "none" and target.ndim:
+            return sums  # ATen's unreduced output is (frames,) for a dimensioned target
+        return _accumulated(sums, a.dtype, reduction)
 
     def _per_sample(self):
         """d loss_n / d x[n, j] as a (samples, classes) matrix (before the reduction)."""
@@ -198,14 +200,19 @@ class MultiMarginLoss(Op):
         return self._grad_value(grad), None
 
     def _grad_value(self, grad):
-        per_sample = self._per_sample()
-        samples = per_sample.shape[0]
-        reduction = self._params["reduction"]
-        if reduction == "none":
-            g = grad.reshape(samples, 1)
-        else:
-            g = grad / samples if reduction == "mean" else grad
-        return (g * per_sample).reshape(tuple(self.input_shape(0)))
+        from ..tensor import _wrap
+
+        p = self._params
+        weight = self._saved.get("weight")
+        weight = self.saved("weight")._data if weight is not None else None
+        # torch's kernel: the slopes with 1/(samples * classes) or 1/classes folded in, then
+        # multiplied by the incoming gradient (per sample when unreduced)
+        slopes = _wrap(array_kernel(_multi_margin_slopes, self.saved("self")._data,
+                                    p["target"], weight, p=p["p"], margin=p["margin"],
+                                    reduction=p["reduction"]))
+        if p["reduction"] == "none":
+            grad = grad.reshape(slopes.shape[0], 1)
+        return (grad * slopes).reshape(tuple(self.input_shape(0)))
 
     def jvp(self, tangents, primals, result):
         # torch has no forward-mode formula for multi_margin_loss; this is J @ t from the same
@@ -253,13 +260,25 @@ class MultilabelMarginLoss(Op):
 
     @staticmethod
     def forward(ctx, a, target, reduction):
+        if a.dtype == np.float16:  # (torch's kernel is dispatched for float and double only)
+            raise NotImplementedError(
+                "\"multilabel_margin_loss_forward_out_frame\" not implemented for 'Half'")
         x = a.reshape(1, -1) if a.ndim < 2 else a
         t = target.reshape(x.shape)
         _, hinge, margins = MultilabelMarginLoss._active(x, t)
-        losses = (np.where(hinge, margins, 0).sum((1, 2)) / x.shape[1]).astype(a.dtype)
-        if a.ndim < 2:
-            losses = losses.reshape(())
-        return _reduce_array(losses, reduction)
+        # torch's kernel: each sample's hinges (slot by slot, class by class) added one by one
+        # in the accumulate type; unreduced, that sum in the input's dtype over the class
+        # count; reduced, the samples' sums added, over the class count (and sample count)
+        terms = np.where(hinge, margins, 0).astype(a.dtype, copy=False)
+        acc = _accumulate_type(a.dtype)
+        sums = _sequential_sums(terms.reshape(x.shape[0], x.shape[1] ** 2).astype(acc))
+        dim = x.shape[1]
+        if reduction == "none" and a.ndim >= 2:
+            return sums.astype(a.dtype) / a.dtype.type(dim)
+        total = _sequential_sums(sums[None])[0] / acc.type(dim)
+        if reduction == "mean":
+            total = total / acc.type(x.shape[0])
+        return np.asarray(total.astype(a.dtype))
 
     def _per_sample(self) -> np.ndarray:
         """d loss_n / d x[n, i] (before the reduction), a kernel (leafgrad.compile replays
@@ -270,14 +289,29 @@ class MultilabelMarginLoss(Op):
     def backward(self, grad):
         from ..tensor import _wrap
 
-        per_sample = _wrap(self._per_sample())  # constant: the loss is piecewise linear
-        samples = per_sample.shape[0]
+        # constant (the loss is piecewise linear), torch's kernel's steps of 1/(samples *
+        # classes) or 1/classes added one by one, then times the incoming gradient
         reduction = self._params["reduction"]
+        if records_double_backward():
+            # torch has no derivative for multilabel_margin_loss_backward: its create_graph
+            # backward records a NotImplemented node (edges grad_output, self)
+            from ..autograd.grad_mode import no_grad
+
+            with no_grad():
+                value = self._grad_value(grad)
+            return not_implemented_gradient("multilabel_margin_loss_backward", value, grad,
+                                            self.saved("self"))
+        return self._grad_value(grad)
+
+    def _grad_value(self, grad):
+        from ..tensor import _wrap
+
+        reduction = self._params["reduction"]
+        slopes = _wrap(array_kernel(_multilabel_steps, self.saved("self")._data,
+                                    self._params["target"], reduction=reduction))
         if reduction == "none":
-            g = grad.reshape(samples, 1)
-        else:
-            g = grad / samples if reduction == "mean" else grad
-        return (g * per_sample).reshape(tuple(self.input_shape(0)))
+            grad = grad.reshape(slopes.shape[0], 1)
+        return (grad * slopes).reshape(tuple(self.input_shape(0)))
 
     def jvp(self, tangents, primals, result):
         # torch has no forward-mode formula here (NotImplementedError); this is J @ t with the
@@ -294,6 +328,76 @@ class MultilabelMarginLoss(Op):
         if reduction == "mean":
             return losses.mean()
         return losses.sum() if reduction == "sum" else losses
+
+
+def _accumulate_type(dtype: np.dtype) -> np.dtype:
+    """ATen's CPU acc_type: double for float and double, float for the half types."""
+    return np.dtype(np.float64 if dtype.itemsize >= 4 else np.float32)
+
+
+def _sequential_sums(rows: np.ndarray) -> np.ndarray:
+    """Each row's sum, added left to right in the rows' dtype (a C loop's order)."""
+    if rows.shape[-1] == 0:
+        return np.zeros(rows.shape[:-1], dtype=rows.dtype)
+    return np.cumsum(rows, axis=-1)[..., -1]
+
+
+def _accumulated(sums: np.ndarray, dtype: np.dtype, reduction: str) -> np.ndarray:
+    """ATen's reduced margin-loss output: the per-sample values added one by one in the
+    accumulate type (divided by their count for a mean), cast back to ``dtype``."""
+    acc = _accumulate_type(dtype)
+    total = _sequential_sums(sums.reshape(1, -1).astype(acc))[0]
+    if reduction == "mean":
+        total = total / acc.type(sums.size)
+    return np.asarray(total.astype(dtype))
+
+
+def _step(dtype: np.dtype, samples: int, classes: int, reduction: str):
+    """The margin-loss backward kernels' g: 1/(samples * classes) for a mean, else 1/classes,
+    in double, rounded to ``dtype``."""
+    with np.errstate(divide="ignore"):  # (no samples or classes: C++'s 1. / 0, infinite)
+        count = samples * classes if reduction == "mean" else classes
+        return dtype.type(np.float64(1.0) / np.float64(count))
+
+
+def _multi_margin_slopes(data, target, weight, p, margin, reduction):
+    """ATen's multi_margin_loss_backward before the incoming gradient: h = g (p = 1) or
+    2 * g * z per positive hinge z (times weight[y]), the target's entry 0 minus each h in
+    turn."""
+    x = data.reshape(1, -1) if data.ndim <= 1 else data
+    samples, classes = x.shape
+    t = np.asarray(target).reshape(-1)
+    dtype = x.dtype
+    g = _step(dtype, samples, classes, reduction)
+    rows = np.arange(samples)
+    z = dtype.type(margin) - x[rows, t][:, None] + x
+    active = z > 0
+    active[rows, t] = False
+    h = np.full_like(x, g) if p == 1 else (dtype.type(2) * g) * z
+    if weight is not None:
+        h = h * weight[t][:, None]
+    h = np.where(active, h, dtype.type(0))
+    slopes = h.copy()
+    slopes[rows, t] = dtype.type(0) - _sequential_sums(h)
+    return slopes
+
+
+def _multilabel_steps(data, target, reduction):
+    """ATen's multilabel_margin_loss_backward before the incoming gradient: per positive hinge
+    g added to the other class's entry and taken from the target's, one at a time (k steps of
+    g in the input's dtype, whose sum is not k * g)."""
+    x = data.reshape(1, -1) if data.ndim < 2 else data
+    t = target.reshape(x.shape)
+    targets, hinge, _ = MultilabelMarginLoss._active(x, t)
+    samples, classes = x.shape
+    added = hinge.sum(1)  # per (sample, class): hinges where it is the other class
+    taken = np.zeros((samples, classes), dtype=np.int64)
+    np.add.at(taken, (np.broadcast_to(np.arange(samples)[:, None], targets.shape), targets),
+              hinge.sum(2))
+    g = _step(x.dtype, samples, classes, reduction)
+    steps = np.concatenate([np.zeros(1, x.dtype), np.cumsum(np.full(
+        max(int(added.max(initial=0)), int(taken.max(initial=0))), g, dtype=x.dtype))])
+    return np.where(taken > 0, -steps[taken], steps[added])
 
 
 def _multi_margin_active(data, target, p, margin):

@@ -156,7 +156,7 @@ class Optimizer:
         Every check runs before the group is changed or added, so a rejected group leaves the
         optimizer and the dict as they were."""
         if not isinstance(param_group, dict):
-            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
         params = param_group["params"]
         if isinstance(params, Tensor):
             params = [params]

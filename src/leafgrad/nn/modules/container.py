@@ -318,9 +318,9 @@ class ModuleDict(Module):
                 self[key] = module
         else:
             for j, pair in enumerate(modules):
-                if not hasattr(pair, "__iter__") or isinstance(pair, (str, bytes)):
-                    raise TypeError(
-                        f"ModuleDict update sequence element #{j} should be Iterable; is "
+                if not hasattr(pair, "__iter__"):
+                    raise TypeError(  # (torch's message has no space after "is")
+                        f"ModuleDict update sequence element #{j} should be Iterable; is"
                         + type(pair).__name__
                     )
                 if len(pair) != 2:
@@ -488,6 +488,8 @@ class ParameterDict(Module):
         return value
 
     def popitem(self):
+        if not self._keys:
+            raise KeyError("popitem(): dictionary is empty")
         key = list(self._keys)[-1]
         value = self[key]
         del self[key]
@@ -523,8 +525,8 @@ class ParameterDict(Module):
         else:
             for j, pair in enumerate(parameters):
                 if not hasattr(pair, "__iter__"):
-                    raise TypeError(
-                        f"ParameterDict update sequence element #{j} should be Iterable; is "
+                    raise TypeError(  # (torch's message has no space after "is")
+                        f"ParameterDict update sequence element #{j} should be Iterable; is"
                         + type(pair).__name__
                     )
                 if len(pair) != 2:

@@ -27,8 +27,6 @@ from collections import OrderedDict, namedtuple
 from typing import Any, Callable, Iterator
 
 from ..._compile.state import state as _capture
-from ..._dtype import as_dtype as _as_dtype
-from ..._dtype import dtype as _dtype_cls
 from ..._hooks import RemovableHandle
 from ...autograd.grad_mode import no_grad
 from ...tensor import Tensor
@@ -36,8 +34,6 @@ from ..parameter import Buffer, Parameter, is_lazy
 from ... import _future_flags as _future
 from ...utils._swap import swap_tensors
 from ...tensor import _wrap
-from ..._device import use as device_cls
-from ... import _dtype
 from ..._creation import empty_like
 
 __all__ = ["Module"]
@@ -604,54 +600,39 @@ class Module:
         return self
 
     def to(self, *args, **kwargs) -> "Module":
-        """Cast floating-point parameters and buffers (``to(dtype)``); devices other than the
-        CPU raise torch's error."""
-        dtype = _as_dtype(kwargs.pop("dtype", None))  # Note: Python types as dtypes
-        target = None
-        if "device" in kwargs:
-            target = device_cls(kwargs.pop("device"))
-        kwargs.pop("non_blocking", None)
-        memory_format = kwargs.pop("memory_format", None)
-        if kwargs:
-            raise TypeError(f"to() received an invalid combination of arguments: {sorted(kwargs)}")
-        for arg in args:
-            arg = _as_dtype(arg)
-            if isinstance(arg, _dtype_cls):
-                dtype = arg
-            elif isinstance(arg, Tensor):
-                dtype = arg.dtype
-                target = arg.device
-            elif isinstance(arg, bool):
-                continue
-            else:
-                target = device_cls(arg)
-        if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
-            raise TypeError(
-                "nn.Module.to only accepts floating point or complex dtypes, but got desired "
-                f"dtype={dtype}"
-            )
-        if target is not None:  # Note: meta tensors (_meta.py)
-            meta = target.type == "meta"
-            tensors = itertools.chain(self.parameters(), self.buffers())
-            if not meta and any(t.is_meta for t in tensors):
-                raise NotImplementedError(
-                    "Cannot copy out of meta tensor; no data! Please use "
-                    "torch.nn.Module.to_empty() instead of torch.nn.Module.to() when moving "
-                    "module from meta to a different device.")
-            if meta:
-                return self._apply(lambda t: t.to(target, dtype) if dtype is not None and (
-                    t.is_floating_point() or t.is_complex()) else t.to(target))
-        if memory_format is not None:
-            # torch: only 4-d and 5-d tensors take the format (a 5-d one refuses channels_last)
-            def convert(t):
-                if dtype is not None and t.is_floating_point():
-                    t = t.to(dtype)
-                return t.to(memory_format=memory_format) if t.dim() in (4, 5) else t
+        """Cast floating-point and complex parameters and buffers, or move them; the call is
+        read as Tensor.to's (torch._C._nn._parse_to) and each tensor converted with it."""
+        from ...ops import parse_to
 
-            return self._apply(convert)
-        if dtype is None:
-            return self
-        return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
+        device, dtype, non_blocking, memory_format = parse_to(*args, **kwargs)
+        if dtype is not None:
+            if not (dtype.is_floating_point or dtype.is_complex):
+                raise TypeError(
+                    "nn.Module.to only accepts floating point or complex dtypes, but got "
+                    f"desired dtype={dtype}")
+            if dtype.is_complex:
+                warnings.warn(
+                    "Complex modules are a new feature under active development whose design "
+                    "may change, and some modules might not work as expected when using "
+                    "complex tensors as parameters or buffers. Please file an issue at "
+                    "https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml if "
+                    "a complex module does not work as expected.", stacklevel=2)
+
+        def convert(t):
+            cast = dtype if t.is_floating_point() or t.is_complex() else None
+            try:
+                if memory_format is not None and t.dim() in (4, 5):
+                    return t.to(device, cast, non_blocking, memory_format=memory_format)
+                return t.to(device, cast, non_blocking)
+            except NotImplementedError as error:  # Note: meta tensors (_meta.py)
+                if str(error) == "Cannot copy out of meta tensor; no data!":
+                    raise NotImplementedError(
+                        f"{error} Please use torch.nn.Module.to_empty() instead of "
+                        "torch.nn.Module.to() when moving module from meta to a different "
+                        "device.") from None
+                raise
+
+        return self._apply(convert)
 
     def float(self) -> "Module":
         return self._apply(lambda t: t.float() if t.is_floating_point() else t)

@@ -362,7 +362,7 @@ class LSTM(RNNBase):
         h_shape = self._state_shape(batch, real_hidden)
         c_shape = self._state_shape(batch, self.hidden_size)
         if hx is not None:
-            h0, c0 = hx
+            h0, c0 = hx[0], hx[1]  # (torch indexes: a 1-tuple is its IndexError)
             if not batched:
                 if h0.dim() != 2 or c0.dim() != 2:
                     raise RuntimeError(
@@ -510,7 +510,9 @@ class LSTMCell(RNNCellBase):
             h = zeros(input.size(0), self.hidden_size, dtype=input.dtype)
             c = zeros(input.size(0), self.hidden_size, dtype=input.dtype)
         else:
-            h, c = hx
+            if batched and len(hx) != 2:  # (passed on whole to torch's lstm_cell)
+                raise RuntimeError("lstm_cell expects two hidden states")
+            h, c = hx[0], hx[1]  # (unbatched, torch indexes: a 1-tuple is its IndexError)
             if not batched:
                 h, c = h.unsqueeze(0), c.unsqueeze(0)
         self._check_cell(input, (h, c))

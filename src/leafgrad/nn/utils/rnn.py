@@ -16,7 +16,7 @@ def pad_sequence(sequences, batch_first: bool = False, padding_value: float = 0.
                  padding_side: str = "right"):
     """(longest, batch, *) (or (batch, longest, *)) with each sequence copied in and the rest
     ``padding_value``; gradients flow back to each sequence (CopySlices, as torch)."""
-    from ... import full
+    from ... import empty
 
     if padding_side not in ("left", "right"):
         raise RuntimeError(
@@ -34,7 +34,8 @@ def pad_sequence(sequences, batch_first: bool = False, padding_value: float = 0.
     longest = max(s.size(0) for s in sequences)
     trailing = tuple(sequences[0].shape[1:])
     shape = (len(sequences), longest) if batch_first else (longest, len(sequences))
-    out = full(shape + trailing, padding_value, dtype=sequences[0].dtype)
+    # torch's result is filled in place (its version 1 before the copies)
+    out = empty(shape + trailing, dtype=sequences[0].dtype).fill_(padding_value)
     for i, sequence in enumerate(sequences):
         length = sequence.size(0)
         start = 0 if padding_side == "right" else longest - length
@@ -226,10 +227,15 @@ def unpack_sequence(packed_sequences: PackedSequence) -> list:
 
 
 def unpad_sequence(padded_sequences, lengths, batch_first: bool = False) -> list:
-    """The list of (L_i, *) tensors of a padded batch whose sequences have ``lengths``."""
+    """The list of (L_i, *) tensors of a padded batch whose sequences have ``lengths``: as
+    torch's, each row indexed by the mask ``arange(T) < length`` (a copy, IndexBackward0),
+    and a time-first batch transposed in place first (the caller's tensor is changed)."""
+    from ... import arange
+
     if not batch_first:
-        padded_sequences = padded_sequences.transpose(0, 1)
-    return [row[:int(n)] for row, n in zip(padded_sequences, lengths)]
+        padded_sequences.transpose_(0, 1)
+    positions = arange(padded_sequences.shape[1], device=lengths.device)
+    return [row[positions < length] for row, length in zip(padded_sequences, lengths)]
 
 
 def invert_permutation(permutation):
