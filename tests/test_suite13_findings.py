@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
+import leafgrad
+
 from ._torch import require_torch
 from .test_suite11_findings import _same
 
@@ -228,8 +232,8 @@ def test_soft_margin_loss_keeps_the_input_shape():
 def test_embedding_max_norm_renormalises_in_one_write():
     # torch's embedding_renorm_ is one in-place op: the weight's version goes up by one per
     # call whatever it rescaled (leafgrad's went up once per rescaled row, and not at all when
-    # none was); as torch's loop, the rows before an index out of range stay rescaled and the
-    # version is not bumped
+    # none was). An index out of range is torch's error; torch's loop has rescaled the rows
+    # before it by then, leafgrad checks every index first and changes nothing (checked below)
     def program(lib, see):
         F = lib.nn.functional
         for dtype in (lib.float32, lib.float64, lib.float16, lib.bfloat16):
@@ -242,7 +246,10 @@ def test_embedding_max_norm_renormalises_in_one_write():
                     for target in (weight, view):
                         see(lambda: F.embedding(index, target, max_norm=max_norm,
                                                 norm_type=norm_type))
-                        see(lambda: (weight, weight._version, view._version))
+                        flat = [i for row in indices for i in (row if isinstance(row, list)
+                                                                 else [row])]
+                        if all(0 <= i < target.shape[0] for i in flat):  # (else an error)
+                            see(lambda: (weight, weight._version, view._version))
         weight = (_values(lib, 6, 3) * 4).requires_grad_()
         out = F.embedding(lib.tensor([1, 3]), weight, max_norm=1.0)
         see(lambda: (out, weight._version, lib.autograd.grad(out.sum(), weight)[0]))
@@ -252,6 +259,14 @@ def test_embedding_max_norm_renormalises_in_one_write():
         see(lambda: (module(lib.tensor([[1, 2], [2, 2]])), module.weight._version))
 
     _same(program)
+    F = leafgrad.nn.functional
+    for dtype in (leafgrad.float32, leafgrad.float16):
+        for indices in ([0, 2, 9], [[1, 5], [0, 6]], [-7, 3], [-1, 0]):
+            weight = (_values(leafgrad, 6, 3) * 4).to(dtype)
+            before = weight.clone()
+            with pytest.raises(IndexError, match="out of range"):
+                F.embedding(leafgrad.tensor(indices), weight, max_norm=1.0)
+            assert weight._version == 0 and leafgrad.equal(weight, before)
 
 
 # --- in-place writes into views, padded sequences (test/test_nn.py) ----------------------------

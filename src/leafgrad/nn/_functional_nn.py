@@ -424,8 +424,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
             raise AssertionError("Padding_idx must be within num_embeddings")
         if padding_idx < 0 and not padding_idx >= -weight.shape[0]:
             raise AssertionError("Padding_idx must be within num_embeddings")
-    if max_norm is not None:
-        _embedding_renorm(weight, input, max_norm, norm_type)
+    renorm = None if max_norm is None else _embedding_renorm_check(weight, input, max_norm,
+                                                                     norm_type)
     if padding_idx is not None and padding_idx.__class__ is not int or \
             scale_grad_by_freq.__class__ is not bool or sparse.__class__ is not bool:
         # torch's F passes them positionally to torch.embedding: its parser's errors
@@ -443,6 +443,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     # the bounds check and the int64 copy the op keeps: one kernel, so that leafgrad.compile
     # checks (and copies) the indices of every replay
     checked = array_kernel(_embedding_indices, indices, rows=weight.shape[0])
+    if renorm is not None:  # after every check (torch renormalises first, then checks the rest:
+        # a failed call there has rescaled rows; here it changes nothing)
+        _embedding_renorm(weight, *renorm)
     if padding_idx is not None and padding_idx < 0:
         padding_idx += weight.shape[0]
     if sparse:  # the weight's gradient is a sparse tensor (leafgrad.sparse)
@@ -453,9 +456,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     return _ops.keep_index(result, input, "indices")
 
 
-def _embedding_renorm(weight, input, max_norm, norm_type) -> None:
-    """torch's embedding_renorm_: each distinct row whose norm (the row's own norm, as a
-    double) exceeds max_norm is scaled in place by max_norm / (norm + 1e-7)."""
+def _embedding_renorm_check(weight, input, max_norm, norm_type) -> tuple:
+    """torch's embedding_renorm_'s checks, in its order: ``(rows, max_norm, norm_type)`` for
+    ``_embedding_renorm``, the distinct rows in increasing order."""
     if max_norm.__class__ is not float or norm_type.__class__ is not float:  # (its parser)
         max_norm, norm_type = _argparse.doubles("embedding_renorm_", ("max_norm", max_norm, 3,
                                                                       "float"),
@@ -469,15 +472,21 @@ def _embedding_renorm(weight, input, max_norm, norm_type) -> None:
                            "embedding_renorm_)")
     if input._data.dtype.kind != "i":
         raise _index_type_error(input, 2, "embedding_renorm_")
-    from ..tensor import _wrap
+    rows = np.unique(input._data).tolist()
+    for row in rows:
+        # all checked before any row is rescaled: torch's loop leaves the rows before an index
+        # out of range rescaled (and the version as it was); a failed call changes nothing here
+        if not -weight.shape[0] <= row < weight.shape[0]:
+            raise IndexError(f"select(): index {row} out of range for tensor of size "
+                             f"{list(weight.shape)} at dimension 0")
+    return rows, max_norm, norm_type
 
+
+def _embedding_renorm(weight, rows: list, max_norm: float, norm_type: float) -> None:
+    """torch's embedding_renorm_'s writes: each of ``rows`` whose norm (the row's own norm, as
+    a double) exceeds max_norm is scaled in place by max_norm / (norm + 1e-7)."""
     with no_grad():
-        # the distinct rows in increasing order; as torch's loop, the rows before an index out
-        # of range stay rescaled and the version is not bumped
-        for row in np.unique(input._data).tolist():
-            if not -weight.shape[0] <= row < weight.shape[0]:
-                raise IndexError(f"select(): index {row} out of range for tensor of size "
-                                 f"{list(weight.shape)} at dimension 0")
+        for row in rows:
             line = weight[row]
             norm = line.norm(norm_type).item()
             if norm > max_norm:
