@@ -962,12 +962,12 @@ def mit_6s191_lab1(torch):
         x = x.item() - learning_rate * x.grad
         history.append(x.item())
     print(x, history[:3], history[-1], x.shape)
-    for i in range(3):
-        x = torch.tensor([x[0]], requires_grad=True)
-        loss = (x - x_f) ** 2
-        loss.backward()
-        x = x - learning_rate * x.grad
-    print(x, x.grad_fn)
+    # (a tensor requiring grad in the list would warn once per process, in torch as here: that
+    # is tested in forked processes below, test_tensor_leaves_of_a_list_convert_as_torch)
+    x = torch.tensor([x[0].detach()], requires_grad=True)
+    loss = (x - x_f) ** 2
+    loss.backward()
+    print(x, x.grad, loss.grad_fn)
 
 
 def mit_6s191_music_lstm(torch):
@@ -1049,11 +1049,607 @@ def mit_6s191_music_lstm(torch):
     print(repr(generate_text(model, start_string="X")))
 
 
+
+def udacity_intro_parts_1_3(torch):
+    # udacity/deep-learning-v2-pytorch intro-to-pytorch parts 1-3: a sigmoid unit by hand,
+    # multilayer weights, the NumPy bridge, softmax by hand, Network classes, weight init
+    # through .data, nn.Sequential from an OrderedDict
+    nn = torch.nn; F = torch.nn.functional
+    from collections import OrderedDict
+    def activation(x):
+        return 1 / (1 + torch.exp(-x))
+    torch.manual_seed(7)
+    features = torch.randn((1, 5))
+    weights = torch.randn_like(features)
+    bias = torch.randn((1, 1))
+    y = activation(torch.sum(features * weights) + bias)
+    print(y, activation((features * weights).sum() + bias))
+    attempt(lambda: torch.mm(features, weights))
+    y = activation(torch.mm(features, weights.view(5, 1)) + bias)
+    print(y, weights.reshape(5, 1).shape, weights.resize_(1, 5).shape)
+    torch.manual_seed(7)
+    features = torch.randn((1, 3))
+    n_input = features.shape[1]; n_hidden = 2; n_output = 1
+    W1 = torch.randn(n_input, n_hidden); W2 = torch.randn(n_hidden, n_output)
+    B1 = torch.randn((1, n_hidden)); B2 = torch.randn((1, n_output))
+    h = activation(torch.mm(features, W1) + B1)
+    output = activation(torch.mm(h, W2) + B2)
+    print(output)
+    a = np.random.RandomState(0).rand(4, 3)
+    b = torch.from_numpy(a)
+    print(b, b.numpy() is a, b.mul_(2), a)
+    inputs = torch.randn(64, 784)[:6]
+    w1 = torch.randn(784, 256)[:, :8]; b1 = torch.randn(8)
+    w2 = torch.randn(8, 10); b2 = torch.randn(10)
+    h = activation(torch.mm(inputs, w1) + b1)
+    out = torch.mm(h, w2) + b2
+    def softmax(x):
+        return torch.exp(x) / torch.sum(torch.exp(x), dim=1).view(-1, 1)
+    probabilities = softmax(out)
+    print(probabilities.shape, probabilities.sum(dim=1))
+
+    class Network(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.hidden = nn.Linear(12, 8)
+            self.output = nn.Linear(8, 10)
+            self.sigmoid = nn.Sigmoid()
+            self.softmax = nn.Softmax(dim=1)
+        def forward(self, x):
+            x = self.hidden(x); x = self.sigmoid(x)
+            x = self.output(x); x = self.softmax(x)
+            return x
+
+    model = Network()
+    print(model)
+
+    class Network2(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Linear(12, 8); self.fc2 = nn.Linear(8, 6); self.fc3 = nn.Linear(6, 10)
+        def forward(self, x):
+            x = F.relu(self.fc1(x)); x = F.relu(self.fc2(x))
+            return F.softmax(self.fc3(x), dim=1)
+
+    model = Network2()
+    print(model.fc1.weight.shape, model.fc1.bias[:3])
+    model.fc1.bias.data.fill_(0)
+    model.fc1.weight.data.normal_(std=0.01)
+    print(model.fc1.bias, model.fc1.weight[0, :4])
+    images = torch.rand(2, 1, 3, 4)
+    images.resize_(images.shape[0], 1, 12)
+    img_idx = 0
+    ps = model.forward(images[img_idx, :])
+    print(images.shape, ps)
+    model = nn.Sequential(nn.Linear(12, 8), nn.ReLU(), nn.Linear(8, 6), nn.ReLU(), nn.Linear(6, 10),
+                          nn.Softmax(dim=1))
+    print(model, model[0], model[0].weight.shape)
+    model = nn.Sequential(OrderedDict([('fc1', nn.Linear(12, 8)), ('relu1', nn.ReLU()),
+                                       ('fc2', nn.Linear(8, 6)), ('relu2', nn.ReLU()),
+                                       ('output', nn.Linear(6, 10)), ('softmax', nn.Softmax(dim=1))]))
+    print(model, model[0], model.fc1)
+    attempt(lambda: model['fc1'])
+
+
+def udacity_intro_parts_4_6(torch):
+    # intro-to-pytorch parts 3-6: LogSoftmax + NLLLoss, autograd checks, a training pass,
+    # inference with topk and the accuracy as a FloatTensor mean, dropout, saving a checkpoint
+    # and loading it into a model of another size
+    nn = torch.nn; F = torch.nn.functional; optim = torch.optim
+    torch.manual_seed(0)
+    images = torch.rand(8, 1, 4, 4); labels = torch.randint(0, 10, (8,))
+    model = nn.Sequential(nn.Linear(16, 8), nn.ReLU(), nn.Linear(8, 10))
+    criterion = nn.CrossEntropyLoss()
+    images = images.view(images.shape[0], -1)
+    logits = model(images)
+    loss = criterion(logits, labels)
+    print(loss)
+    model = nn.Sequential(nn.Linear(16, 8), nn.ReLU(), nn.Linear(8, 10), nn.LogSoftmax(dim=1))
+    criterion = nn.NLLLoss()
+    logps = model(images)
+    loss = criterion(logps, labels)
+    print(loss)
+    x = torch.randn(2, 2, requires_grad=True)
+    print(x)
+    y = x ** 2
+    print(y, y.grad_fn)
+    z = y.mean()
+    print(z, x.grad)
+    z.backward()
+    print(x.grad, x / 2)
+    print('Before backward pass: \n', model[0].weight.grad)
+    loss.backward()
+    print('After backward pass: \n', model[0].weight.grad[:2, :4])
+    optimizer = optim.SGD(model.parameters(), lr=0.01)
+    print('Initial weights - ', model[0].weight[:1, :4])
+    optimizer.zero_grad()
+    output = model(images)
+    loss = criterion(output, labels)
+    loss.backward()
+    print('Gradient -', model[0].weight.grad[:1, :4])
+    optimizer.step()
+    print('Updated weights - ', model[0].weight[:1, :4])
+    for e in range(3):
+        running_loss = 0
+        for i in range(2):
+            optimizer.zero_grad()
+            output = model(images[i * 4:(i + 1) * 4])
+            loss = criterion(output, labels[i * 4:(i + 1) * 4])
+            loss.backward(); optimizer.step()
+            running_loss += loss.item()
+        else:
+            print(f"Training loss: {running_loss / 2}")
+
+    class Classifier(nn.Module):
+        def __init__(self, hidden=8):
+            super().__init__()
+            self.fc1 = nn.Linear(16, hidden); self.fc2 = nn.Linear(hidden, 10)
+            self.dropout = nn.Dropout(p=0.2)
+        def forward(self, x):
+            x = x.view(x.shape[0], -1)
+            x = self.dropout(F.relu(self.fc1(x)))
+            return F.log_softmax(self.fc2(x), dim=1)
+
+    model = Classifier()
+    optimizer = optim.Adam(model.parameters(), lr=0.003)
+    train_losses, test_losses = [], []
+    for e in range(2):
+        optimizer.zero_grad()
+        log_ps = model(images)
+        loss = criterion(log_ps, labels)
+        loss.backward(); optimizer.step()
+        test_loss = 0; accuracy = 0
+        with torch.no_grad():
+            model.eval()
+            log_ps = model(images)
+            test_loss += criterion(log_ps, labels)
+            ps = torch.exp(log_ps)
+            top_p, top_class = ps.topk(1, dim=1)
+            equals = top_class == labels.view(*top_class.shape)
+            accuracy += torch.mean(equals.type(torch.FloatTensor))
+        model.train()
+        train_losses.append(loss.item()); test_losses.append(test_loss)
+        print("Epoch: {}/{}.. ".format(e + 1, 2), "Training Loss: {:.3f}.. ".format(loss.item()),
+              "Test Loss: {:.3f}.. ".format(test_loss / 1), "Test Accuracy: {:.3f}".format(accuracy / 1))
+        print(f'Accuracy: {accuracy.item() * 100}%', top_p[:2], top_class[:2].T, equals.shape, equals.dtype)
+    print(test_losses)
+    print("Our model: \n\n", model, '\n')
+    print("The state dict keys: \n\n", model.state_dict().keys())
+    buffer = io.BytesIO()
+    checkpoint = {'input_size': 16, 'output_size': 10, 'hidden': 8, 'state_dict': model.state_dict()}
+    torch.save(checkpoint, buffer)
+    buffer.seek(0)
+    checkpoint = torch.load(buffer)
+    model2 = Classifier(checkpoint['hidden'])
+    print(model2.load_state_dict(checkpoint['state_dict']))
+    model3 = Classifier(6)
+    attempt(lambda: model3.load_state_dict(checkpoint['state_dict']))
+    print(checkpoint.keys(), type(checkpoint['state_dict']))
+
+
+def zero_to_gans_linear_regression(torch):
+    # Jovian "Deep Learning with PyTorch: Zero to GANs" lessons 1-2: gradients of a toy
+    # expression, linear regression from scratch (matrix model, MSE, manual updates under
+    # no_grad), then with TensorDataset/DataLoader, nn.Linear, F.mse_loss and a fit function
+    nn = torch.nn; F = torch.nn.functional
+    x = torch.tensor(3.)
+    w = torch.tensor(4., requires_grad=True)
+    b = torch.tensor(5., requires_grad=True)
+    print(x, w, b)
+    y = w * x + b
+    print(y)
+    y.backward()
+    print('dy/dx:', x.grad)
+    print('dy/dw:', w.grad)
+    print('dy/db:', b.grad)
+    t6 = torch.full((3, 2), 42)
+    t7 = torch.cat((torch.tensor([[5., 6], [7, 8], [9, 10]]), t6))
+    t8 = torch.sin(t7)
+    print(t6, t7, t8.reshape(3, 2, 2)[0])
+    inputs = np.array([[73, 67, 43], [91, 88, 64], [87, 134, 58], [102, 43, 37], [69, 96, 70]], dtype='float32')
+    targets = np.array([[56, 70], [81, 101], [119, 133], [22, 37], [103, 119]], dtype='float32')
+    inputs = torch.from_numpy(inputs); targets = torch.from_numpy(targets)
+    print(inputs, targets)
+    torch.manual_seed(42)
+    w = torch.randn(2, 3, requires_grad=True)
+    b = torch.randn(2, requires_grad=True)
+    print(w, b)
+    def model(x):
+        return x @ w.t() + b
+    preds = model(inputs)
+    print(preds)
+    def mse(t1, t2):
+        diff = t1 - t2
+        return torch.sum(diff * diff) / diff.numel()
+    loss = mse(preds, targets)
+    print(loss)
+    loss.backward()
+    print(w, w.grad, b.grad)
+    with torch.no_grad():
+        w -= w.grad * 1e-5
+        b -= b.grad * 1e-5
+    print(w, b)
+    w.grad.zero_(); b.grad.zero_()
+    print(w.grad, b.grad)
+    for i in range(20):
+        preds = model(inputs)
+        loss = mse(preds, targets)
+        loss.backward()
+        with torch.no_grad():
+            w -= w.grad * 1e-5
+            b -= b.grad * 1e-5
+            w.grad.zero_(); b.grad.zero_()
+    print(loss, preds[:2], targets[:2])
+    TensorDataset = torch.utils.data.TensorDataset; DataLoader = torch.utils.data.DataLoader
+    train_ds = TensorDataset(inputs, targets)
+    print(train_ds[0:3])
+    batch_size = 2
+    train_dl = DataLoader(train_ds, batch_size, shuffle=True)
+    for xb, yb in train_dl:
+        print(xb, yb)
+        break
+    model = nn.Linear(3, 2)
+    print(model.weight, model.bias, list(model.parameters()))
+    preds = model(inputs)
+    loss_fn = F.mse_loss
+    loss = loss_fn(model(inputs), targets)
+    print(loss)
+    opt = torch.optim.SGD(model.parameters(), lr=1e-5)
+    def fit(num_epochs, model, loss_fn, opt, train_dl):
+        for epoch in range(num_epochs):
+            for xb, yb in train_dl:
+                pred = model(xb)
+                loss = loss_fn(pred, yb)
+                loss.backward()
+                opt.step()
+                opt.zero_grad()
+            if (epoch + 1) % 5 == 0:
+                print('Epoch [{}/{}], Loss: {:.4f}'.format(epoch + 1, num_epochs, loss.item()))
+    fit(10, model, loss_fn, opt, train_dl)
+    print(model(torch.tensor([[75, 63, 44.]])))
+
+
+def zero_to_gans_logistic_regression(torch):
+    # Zero to GANs lesson 3-4: random_split, a model class with training_step/validation_step
+    # and epoch_end (stacking batch losses), accuracy as torch.tensor(...), evaluate/fit with
+    # history, a feed-forward net and DeviceDataLoader/to_device helpers
+    nn = torch.nn; F = torch.nn.functional
+    torch.manual_seed(0)
+    X = torch.rand(30, 1, 3, 3); Y = torch.randint(0, 3, (30,))
+    dataset = torch.utils.data.TensorDataset(X, Y)
+    train_ds, val_ds = torch.utils.data.random_split(dataset, [24, 6])
+    print(len(train_ds), len(val_ds), type(train_ds).__name__, train_ds.indices[:5])
+    train_loader = torch.utils.data.DataLoader(train_ds, 8, shuffle=True)
+    val_loader = torch.utils.data.DataLoader(val_ds, 8)
+    input_size = 9; num_classes = 3
+    def accuracy(outputs, labels):
+        _, preds = torch.max(outputs, dim=1)
+        return torch.tensor(torch.sum(preds == labels).item() / len(preds))
+
+    class MnistModel(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.linear = nn.Linear(input_size, num_classes)
+        def forward(self, xb):
+            xb = xb.reshape(-1, 9)
+            return self.linear(xb)
+        def training_step(self, batch):
+            images, labels = batch
+            out = self(images)
+            return F.cross_entropy(out, labels)
+        def validation_step(self, batch):
+            images, labels = batch
+            out = self(images)
+            loss = F.cross_entropy(out, labels)
+            acc = accuracy(out, labels)
+            return {'val_loss': loss, 'val_acc': acc}
+        def validation_epoch_end(self, outputs):
+            batch_losses = [x['val_loss'] for x in outputs]
+            epoch_loss = torch.stack(batch_losses).mean()
+            batch_accs = [x['val_acc'] for x in outputs]
+            epoch_acc = torch.stack(batch_accs).mean()
+            return {'val_loss': epoch_loss.item(), 'val_acc': epoch_acc.item()}
+        def epoch_end(self, epoch, result):
+            print("Epoch [{}], val_loss: {:.4f}, val_acc: {:.4f}".format(epoch, result['val_loss'], result['val_acc']))
+
+    model = MnistModel()
+    print(model.linear.weight.shape, model.linear.bias.shape, list(model.parameters())[1])
+    for images, labels in train_loader:
+        outputs = model(images)
+        break
+    probs = F.softmax(outputs, dim=1)
+    print("Sample probabilities:\n", probs[:2].data)
+    print("Sum: ", torch.sum(probs[0]).item())
+    max_probs, preds = torch.max(probs, dim=1)
+    print(preds, max_probs, accuracy(outputs, labels))
+
+    def evaluate(model, val_loader):
+        outputs = [model.validation_step(batch) for batch in val_loader]
+        return model.validation_epoch_end(outputs)
+
+    def fit(epochs, lr, model, train_loader, val_loader, opt_func=torch.optim.SGD):
+        optimizer = opt_func(model.parameters(), lr)
+        history = []
+        for epoch in range(epochs):
+            for batch in train_loader:
+                loss = model.training_step(batch)
+                loss.backward()
+                optimizer.step()
+                optimizer.zero_grad()
+            result = evaluate(model, val_loader)
+            model.epoch_end(epoch, result)
+            history.append(result)
+        return history
+
+    result0 = evaluate(model, val_loader)
+    print(result0)
+    history1 = fit(3, 0.1, model, train_loader, val_loader)
+    print(history1[-1])
+
+    def get_default_device():
+        if torch.cuda.is_available():
+            return torch.device('cuda')
+        else:
+            return torch.device('cpu')
+    def to_device(data, device):
+        if isinstance(data, (list, tuple)):
+            return [to_device(x, device) for x in data]
+        return data.to(device, non_blocking=True)
+
+    class DeviceDataLoader():
+        def __init__(self, dl, device):
+            self.dl = dl; self.device = device
+        def __iter__(self):
+            for b in self.dl:
+                yield to_device(b, self.device)
+        def __len__(self):
+            return len(self.dl)
+
+    device = get_default_device()
+    print(device, repr(device), device.type)
+    train_loader = DeviceDataLoader(train_loader, device)
+    for xb, yb in train_loader:
+        print('xb.device:', xb.device, 'yb:', yb)
+        break
+
+    class MnistModel2(nn.Module):
+        def __init__(self, in_size, hidden_size, out_size):
+            super().__init__()
+            self.linear1 = nn.Linear(in_size, hidden_size)
+            self.linear2 = nn.Linear(hidden_size, out_size)
+        def forward(self, xb):
+            xb = xb.view(xb.size(0), -1)
+            out = self.linear1(xb)
+            out = F.relu(out)
+            return self.linear2(out)
+
+    model = MnistModel2(9, 4, 3)
+    to_device(model, device)
+    for t in model.parameters():
+        print(t.shape)
+    @torch.no_grad()
+    def evaluate2(model, loader):
+        model.eval()
+        outs = [F.cross_entropy(model(xb), yb) for xb, yb in loader]
+        return torch.stack(outs).mean()
+    print(evaluate2(model, val_loader), evaluate2.__name__)
+
+
+
+def d2l_math_geometry_eigen(torch):
+    # d2l-en appendix "Mathematics for Deep Learning": geometry and linear algebraic operations
+    # (angles, cosine similarity, hyperplanes, determinants, einsum), eigendecompositions
+    # (power iteration, the Gershgorin discs, normalising a random matrix's growth)
+    def angle(v, w):
+        return torch.acos(v.dot(w) / (torch.norm(v) * torch.norm(w)))
+    print(angle(torch.tensor([0, 1, 2], dtype=torch.float32), torch.tensor([2.0, 3, 4])))
+    attempt(lambda: angle(torch.tensor([0, 1, 2]), torch.tensor([2.0, 3, 4])))
+    torch.manual_seed(0)
+    X = torch.rand(6, 2)
+    w = torch.tensor([1.0, -1.0])
+    predictions = X @ w > 0
+    print(predictions, torch.mean(predictions.float()))
+    M = torch.tensor([[1, 2], [3, 4]], dtype=torch.float32)
+    M_inv = torch.tensor([[2, -1], [-0.5, 0.5]])
+    print(M_inv @ M, torch.det(torch.tensor([[1, -1], [2, 3]], dtype=torch.float32)))
+    B = torch.tensor([[1, 2, 3], [4, 5, 6], [7, 8, 9]])
+    A = torch.tensor([[1, 2], [3, 4]])
+    v = torch.tensor([1, 2])
+    print(torch.mm(A, v.reshape(-1, 1)).reshape(-1), torch.einsum("ij, j -> i", A, v))
+    attempt(lambda: torch.det(B))
+    print(torch.linalg.matrix_rank(B.float()), torch.trace(B), B.T @ B, torch.outer(v, v))
+    print(torch.einsum(A, [0, 1], v, [1], [0]), torch.tensordot(A, A, dims=([1], [0])))
+    eigenvalues, eigenvectors = torch.linalg.eig(torch.tensor([[2, 1], [2, 3]], dtype=torch.float64))
+    print(eigenvalues, eigenvalues.dtype, eigenvectors.abs().round(decimals=6))
+    A = torch.tensor([[1.0, 0.1, 0.1, 0.1], [0.1, 3.0, 0.2, 0.3], [0.1, 0.2, 5.0, 0.5],
+                      [0.1, 0.3, 0.5, 9.0]], dtype=torch.float64)
+    v, _ = torch.linalg.eigh(A)
+    print(v.round(decimals=6))
+    torch.manual_seed(42)
+    k = 5
+    A = torch.randn(k, k, dtype=torch.float64)
+    v_in = torch.randn(k, 1, dtype=torch.float64)
+    norm_list = [torch.norm(v_in).item()]
+    for i in range(1, 30):
+        v_in = A @ v_in
+        norm_list.append(torch.norm(v_in).item())
+    norm_ratio_list = []
+    for i in range(1, 30):
+        norm_ratio_list.append(norm_list[i] / norm_list[i - 1])
+    print(["%.6f" % r for r in norm_ratio_list[-3:]])
+    eigs = torch.linalg.eig(A).eigenvalues.tolist()
+    norm_eigs = [torch.abs(torch.tensor(x)) for x in eigs]
+    norm_eigs.sort()
+    print(f'largest eigenvalue: {norm_eigs[-1]:.6f}')
+    A /= norm_eigs[-1]
+    v_in = torch.randn(k, 1, dtype=torch.float64)
+    print(type(eigs[0]), norm_eigs[-1].dtype, A.abs().max() <= 10)
+
+
+def d2l_math_calculus_probability(torch):
+    # d2l-en appendix: single and multivariable calculus (finite differences, gradients with
+    # autograd, Hessians), integral calculus (Riemann sums), random variables, maximum
+    # likelihood by gradient descent, distributions (Bernoulli, uniform, binomial, Poisson,
+    # Gaussian) and statistics (bias, variance, confidence intervals)
+    def L(x):
+        return torch.log(1 + x)
+    for h in [1e-1, 1e-3, 1e-5]:
+        print(f'h={h:.0e}: {(L(torch.tensor(1 + h, dtype=torch.float64)) - L(torch.tensor(1., dtype=torch.float64))) / h:.5f}')
+    x = torch.arange(-2, 2, 0.5)
+    f = lambda x: torch.exp(-x ** 2)
+    print(f(x), torch.sin(x).sum())
+    w, x_, y, z = [torch.tensor(v, requires_grad=True) for v in (-1., 0., -2., 1.)]
+    a, b = (w + x_ + y + z) ** 2, (w + x_ - y - z) ** 2
+    u, v = (a + b) ** 2, (a - b) ** 2
+    f = (u + v) ** 2
+    f.backward()
+    print(f'df/dw at {w.data.item()}, {x_.data.item()}, {y.data.item()}, {z.data.item()} is {w.grad.data.item()}')
+    print(x_.grad, y.grad, z.grad)
+    H = torch.autograd.functional.hessian(lambda t: (t[0] * t[1] ** 2 + t[0] ** 3).sum(), torch.tensor([1.0, 2.0]))
+    print(H)
+    epsilon = 0.05
+    a_, b_ = 0, 2
+    x = torch.arange(a_, b_, epsilon)
+    f = x / (1 + x ** 2)
+    approx = torch.sum(epsilon * f)
+    true = torch.log(torch.tensor([5.])) / 2
+    print(f'approximation: {approx}, truth: {true}')
+    torch.manual_seed(8675309)
+    print(torch.distributions.uniform.Uniform(0, 1).sample((3,)), torch.rand(2))
+    p = 0.3
+    print(1 * (torch.rand(10) < p))
+    n, p = 10, 0.2
+    def binom(n, k):
+        comb = 1
+        for i in range(min(k, n - k)):
+            comb = comb * (n - i) // (i + 1)
+        return comb
+    pmf = torch.tensor([p ** i * (1 - p) ** (n - i) * binom(n, i) for i in range(n + 1)])
+    print(pmf, pmf.dtype, pmf.sum())
+    m = torch.distributions.binomial.Binomial(n, p)
+    print(m.sample(sample_shape=(4, 3)), m.mean, m.variance)
+    lam = 5.0
+    xs = [i for i in range(6)]
+    pmf = torch.tensor([torch.exp(torch.tensor(-lam)) * lam ** k / factorial for k, factorial in
+                        zip(xs, [math.factorial(k) for k in xs])])
+    print(pmf)
+    m = torch.distributions.poisson.Poisson(lam)
+    print(m.sample((8,)), m.log_prob(torch.tensor([0., 3., 7.])))
+    mu, sigma = 0, 1
+    x = torch.arange(-3, 3, 1.5)
+    p = 1 / torch.sqrt(2 * torch.pi * sigma ** 2) * torch.exp(-(x - mu) ** 2 / (2 * sigma ** 2))
+    print(p, torch.distributions.Normal(mu, sigma).log_prob(x).exp())
+    n_heads, n_tails = 9, 1
+    theta = torch.tensor(0.5, requires_grad=True)
+    lr = 1e-2
+    for iter in range(20):
+        loss = -(n_heads * torch.log(theta) + n_tails * torch.log(1 - theta))
+        loss.backward()
+        with torch.no_grad():
+            theta -= lr * theta.grad
+        theta.grad.zero_()
+    print(theta, n_heads / (n_heads + n_tails))
+    torch.manual_seed(8675309)
+    sample = torch.normal(0, 1, size=(20, 1))
+    def stat_bias(true_theta, est_theta):
+        return (torch.mean(est_theta) - true_theta)
+    def mse(data, true_theta):
+        return (torch.mean(torch.square(data - true_theta)))
+    theta_est = torch.mean(sample)
+    print(theta_est, mse(sample, 0), stat_bias(0, sample), torch.var(sample, unbiased=False))
+    N = 1000
+    samples = torch.normal(mu, sigma, size=(N,))
+    sample_mean = torch.mean(samples)
+    sample_std = torch.std(samples)
+    print(sample_mean - 1.96 * sample_std / torch.sqrt(torch.tensor(N, dtype=torch.float32)),
+          torch.tensor(N, dtype=torch.float32).sqrt())
+
+
+def d2l_math_information_theory(torch):
+    # d2l-en appendix "Information Theory" and "Naive Bayes": self-information, entropy with a
+    # nansum, joint and conditional entropy, mutual information, KL divergence, cross-entropy
+    # and its NLLLoss equivalence; naive Bayes on binary features with add-one smoothing
+    nn = torch.nn
+    def nansum(x):
+        return x[~torch.isnan(x)].sum()
+    def self_information(p):
+        return -torch.log2(torch.tensor(p)).item()
+    print(self_information(1 / 64))
+    def entropy(p):
+        entropy = - p * torch.log2(p)
+        out = nansum(entropy)
+        return out
+    print(entropy(torch.tensor([0.1, 0.5, 0.1, 0.3])), entropy(torch.tensor([0.0, 1.0])))
+    def joint_entropy(p_xy):
+        joint_ent = -p_xy * torch.log2(p_xy)
+        return nansum(joint_ent)
+    print(joint_entropy(torch.tensor([[0.1, 0.5], [0.1, 0.3]])))
+    def conditional_entropy(p_xy, p_x):
+        p_y_given_x = p_xy / p_x
+        cond_ent = -p_xy * torch.log2(p_y_given_x)
+        return nansum(cond_ent)
+    print(conditional_entropy(torch.tensor([[0.1, 0.5], [0.2, 0.3]]), torch.tensor([0.2, 0.8])))
+    def mutual_information(p_xy, p_x, p_y):
+        p = p_xy / (p_x * p_y)
+        mutual = p_xy * torch.log2(p)
+        return nansum(mutual)
+    print(mutual_information(torch.tensor([[0.1, 0.5], [0.1, 0.3]]), torch.tensor([0.2, 0.8]),
+                             torch.tensor([[0.75, 0.25]])))
+    def kl_divergence(p, q):
+        kl = p * torch.log2(p / q)
+        out = nansum(kl)
+        return out.abs().item()
+    torch.manual_seed(1)
+    tensor_len = 1000
+    p = torch.normal(0, 1, (tensor_len,))
+    q1 = torch.normal(-1, 1, (tensor_len,))
+    q2 = torch.normal(1, 1, (tensor_len,))
+    p = torch.sort(p)[0]; q1 = torch.sort(q1)[0]; q2 = torch.sort(q2)[0]
+    kl_pq1 = kl_divergence(p, q1)
+    kl_pq2 = kl_divergence(p, q2)
+    similar_percentage = abs(kl_pq1 - kl_pq2) / ((kl_pq1 + kl_pq2) / 2) * 100
+    print(kl_pq1, kl_pq2, similar_percentage)
+    print(kl_divergence(q2, p), torch.isnan(p / q1).sum(), (p / q1).isinf().any())
+    def cross_entropy(y_hat, y):
+        ce = -torch.log(y_hat[range(len(y_hat)), y])
+        return ce.mean()
+    labels = torch.tensor([0, 2])
+    preds = torch.tensor([[0.3, 0.6, 0.1], [0.2, 0.3, 0.5]])
+    print(cross_entropy(preds, labels))
+    nll_loss = nn.NLLLoss()
+    loss = nll_loss(torch.log(preds), labels)
+    print(loss, torch.nn.functional.cross_entropy(torch.log(preds), labels))
+    torch.manual_seed(0)
+    X = (torch.rand(40, 6) > 0.5).float(); Y = torch.randint(0, 3, (40,))
+    n_y = torch.zeros(3)
+    for y in range(3):
+        n_y[y] = (Y == y).sum()
+    P_y = n_y / n_y.sum()
+    n_x = torch.zeros((3, 6))
+    for y in range(3):
+        n_x[y] = torch.tensor(X.numpy()[Y.numpy() == y].sum(axis=0))
+    P_xy = (n_x + 1) / (n_y + 2).reshape(3, 1)
+    print(P_y, P_xy[:, :3])
+    log_P_xy = torch.log(P_xy); log_P_xy_neg = torch.log(1 - P_xy); log_P_y = torch.log(P_y)
+    def bayes_pred_stable(x):
+        x = x.unsqueeze(0)
+        p_xy = log_P_xy * x + log_P_xy_neg * (1 - x)
+        p_xy = p_xy.reshape(3, -1).sum(axis=1)
+        return p_xy + log_P_y
+    py = bayes_pred_stable(X[0])
+    print(py, py.argmax(dim=0), int(py.argmax(dim=0)))
+    preds = torch.tensor([bayes_pred_stable(x).argmax(dim=0) for x in X], dtype=torch.int32)
+    print(float((preds == Y).sum()) / len(Y), preds[:8])
+
+
 SNIPPETS = [morvan_torch_numpy, morvan_activation_regression, morvan_save_batch_optimizers,
             morvan_cnn_rnn, morvan_gan_dropout_batchnorm, yunjey_basics, yunjey_regressions,
             yunjey_cnn_resnet, yunjey_rnn_language_model, yunjey_gan_vae,
             atcold_tensor_and_autograd, atcold_space_stretching_spiral, atcold_regression_convnet,
-            mit_6s191_lab1, mit_6s191_music_lstm]
+            mit_6s191_lab1, mit_6s191_music_lstm, udacity_intro_parts_1_3,
+            udacity_intro_parts_4_6, zero_to_gans_linear_regression,
+            zero_to_gans_logistic_regression, d2l_math_geometry_eigen,
+            d2l_math_calculus_probability, d2l_math_information_theory]
 
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda snippet: snippet.__name__)
@@ -1212,3 +1808,29 @@ def test_random_fill_doubles_as_torch():
     assert len(ours) == len(theirs)
     differ = [(a, b) for a, b in zip(ours, theirs) if a != b]
     assert not differ, differ[:4]
+
+
+# Udacity's intro to PyTorch shows the NumPy bridge: torch's numpy() hands out a new ndarray
+# over the tensor's memory on each call (``b.numpy() is a`` for b = from_numpy(a) is False,
+# as is ``t.numpy() is t.numpy()``); leafgrad's handed back its own array.
+def _numpy_identities(m):
+    rows = []
+    for dtype, layout in itertools.product(("float32", "int64", "bool", "float64"),
+                                           ("contiguous", "transposed", "strided", "empty", "0-d")):
+        a = np.arange(12).reshape(3, 4).astype(dtype)
+        a = {"contiguous": a, "transposed": a.T, "strided": a[:, ::2], "empty": a[:0],
+             "0-d": np.array(a[1, 1])}[layout]
+        for make in ("from_numpy", "as_tensor", "Tensor method"):
+            t = m.from_numpy(a) if make == "from_numpy" else m.as_tensor(a)
+            if make == "Tensor method":
+                t = t[...]
+            first, second = t.numpy(), t.numpy()
+            second[...] = 1 if second.size else second  # (written through: memory shared)
+            rows.append((dtype, layout, make, first is a, first is second,
+                         np.shares_memory(first, a) if a.size else None, t.tolist(),
+                         first.strides, first.flags.writeable))
+    return rows
+
+
+def test_numpy_returns_a_new_array_over_the_memory_as_torch():
+    assert _numpy_identities(lg) == _numpy_identities(torch)

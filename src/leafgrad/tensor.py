@@ -1145,7 +1145,9 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 data = alias
         if not data.size and data.ndim:  # torch hands NumPy an empty array's strides as zeros
             return np.lib.stride_tricks.as_strided(data, strides=(0,) * data.ndim)
-        return data
+        # a new array object over the memory on each call, as torch's (``t.numpy() is a`` for
+        # t = from_numpy(a) is False there, and so is ``t.numpy() is t.numpy()``)
+        return data.view()
 
     def __dlpack__(self, *, stream=-1, max_version=None, dl_device=None, copy=None):
         """Export the tensor's memory to another array library (utils/dlpack.py)."""
