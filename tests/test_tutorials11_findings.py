@@ -1642,6 +1642,301 @@ def d2l_math_information_theory(torch):
     print(float((preds == Y).sum()) / len(Y), preds[:8])
 
 
+
+def dataloader_walkthrough(torch):
+    # Dataset/DataLoader tutorials: map-style and iterable datasets, default_collate of dicts,
+    # tuples, NumPy arrays, numbers and strings, a padding collate_fn, samplers (Sequential,
+    # Random with a generator, SubsetRandom, WeightedRandom, BatchSampler), drop_last, Subset
+    # and ConcatDataset, random_split by fractions, and collate's error for unequal sizes
+    data = torch.utils.data
+    torch.manual_seed(0)
+
+    class Squares(data.Dataset):
+        def __init__(self, n):
+            self.n = n
+        def __len__(self):
+            return self.n
+        def __getitem__(self, i):
+            return {"x": torch.tensor([i, i ** 2], dtype=torch.float32), "y": i % 2,
+                    "name": f"item{i}", "arr": np.full(2, i, dtype=np.int32), "w": 0.5 * i}
+
+    ds = Squares(7)
+    loader = data.DataLoader(ds, batch_size=3)
+    for batch in loader:
+        print(batch["x"], batch["y"], batch["name"], batch["arr"], batch["arr"].dtype, batch["w"])
+    print(len(loader), len(data.DataLoader(ds, batch_size=3, drop_last=True)))
+    g = torch.Generator().manual_seed(1)
+    print(list(data.RandomSampler(ds, generator=g)), list(data.SequentialSampler(ds)))
+    print(list(data.BatchSampler(data.SequentialSampler(range(7)), batch_size=3, drop_last=False)))
+    print(list(data.SubsetRandomSampler([0, 2, 4], generator=torch.Generator().manual_seed(2))))
+    ws = data.WeightedRandomSampler([0.1, 0.9, 0.4], num_samples=6, replacement=True,
+                                    generator=torch.Generator().manual_seed(3))
+    print(list(ws))
+
+    def pad_collate(batch):
+        seqs = [torch.tensor(b[0]) for b in batch]
+        lens = torch.tensor([len(s) for s in seqs])
+        padded = torch.nn.utils.rnn.pad_sequence(seqs, batch_first=True, padding_value=-1)
+        return padded, lens, torch.tensor([b[1] for b in batch])
+
+    seq_ds = [([1, 2, 3], 0), ([4], 1), ([5, 6], 0), ([7, 8, 9, 10], 1)]
+    for padded, lens, ys in data.DataLoader(seq_ds, batch_size=2, collate_fn=pad_collate):
+        print(padded, lens, ys)
+    bad = data.DataLoader([torch.ones(3), torch.ones(2)], batch_size=2)
+    attempt(lambda: next(iter(bad)))
+    print(data.default_collate([(1, 2.0), (3, 4.0)]), data.default_collate([np.float64(1.5), np.float64(2)]))
+    print(data.default_collate([[1, 2], [3, 4]]), data.default_convert(np.arange(3)))
+    Point = collections.namedtuple("Point", ["a", "b"])
+    print(data.default_collate([Point(1, torch.zeros(2)), Point(2, torch.ones(2))]))
+
+    class Stream(data.IterableDataset):
+        def __init__(self, start, end):
+            super().__init__(); self.start, self.end = start, end
+        def __iter__(self):
+            info = data.get_worker_info()
+            print("worker info:", info)
+            return iter(range(self.start, self.end))
+
+    print(list(data.DataLoader(Stream(3, 8), batch_size=2)))
+    attempt(lambda: len(data.DataLoader(Stream(3, 8))))
+    sub = data.Subset(ds, [1, 3])
+    cat = data.ConcatDataset([data.TensorDataset(torch.arange(3.)), data.TensorDataset(torch.arange(10., 12.))])
+    print(len(sub), sub[1]["name"], len(cat), cat[4], cat.cumulative_sizes)
+    parts = data.random_split(range(10), [0.7, 0.3], generator=torch.Generator().manual_seed(42))
+    print([list(p) for p in parts], [len(p) for p in parts])
+    attempt(lambda: data.random_split(range(10), [5, 6]))
+    attempt(lambda: data.DataLoader(ds, batch_size=2, shuffle=True, sampler=data.SequentialSampler(ds)))
+    loader = data.DataLoader(data.TensorDataset(torch.arange(10.).view(5, 2), torch.arange(5)), batch_size=2,
+                             shuffle=True, generator=torch.Generator().manual_seed(0))
+    print([(x.tolist(), y.tolist()) for x, y in loader], loader.batch_size, type(loader.sampler).__name__)
+
+
+def atcold_autoencoder_vae(torch):
+    # Atcold/NYU-DLSP20 10-autoencoder.ipynb (denoising with a dropout mask) and 11-VAE.ipynb
+    # (reparameterise with std.data.new(...).normal_(), BCE + KLD, sampling)
+    nn = torch.nn; F = torch.nn.functional
+    torch.manual_seed(1)
+    d = 6
+
+    class Autoencoder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.encoder = nn.Sequential(nn.Linear(16, d), nn.Tanh())
+            self.decoder = nn.Sequential(nn.Linear(d, 16), nn.Tanh())
+        def forward(self, x):
+            x = self.encoder(x)
+            x = self.decoder(x)
+            return x
+
+    model = Autoencoder()
+    criterion = nn.MSELoss()
+    learning_rate = 1e-3
+    optimizer = torch.optim.Adam(model.parameters(), lr=learning_rate)
+    img = torch.rand(4, 1, 4, 4) * 2 - 1
+    do = nn.Dropout()
+    for epoch in range(3):
+        noise = do(torch.ones(img.shape))
+        img_bad = (img * noise)
+        img_bad = img_bad.view(img_bad.size(0), -1)
+        output = model(img_bad)
+        loss = criterion(output, img.view(img.size(0), -1))
+        optimizer.zero_grad(); loss.backward(); optimizer.step()
+        print(f'epoch [{epoch + 1}/{3}], loss:{loss.item():.4f}', noise.unique())
+    print(model.encoder[0].weight.data.abs().max(), noise.sum())
+
+    class VAE(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.encoder = nn.Sequential(nn.Linear(16, d ** 2), nn.ReLU(), nn.Linear(d ** 2, d * 2))
+            self.decoder = nn.Sequential(nn.Linear(d, d ** 2), nn.ReLU(), nn.Linear(d ** 2, 16), nn.Sigmoid())
+        def reparameterise(self, mu, logvar):
+            if self.training:
+                std = logvar.mul(0.5).exp_()
+                eps = std.data.new(std.size()).normal_()
+                return eps.mul(std).add_(mu)
+            else:
+                return mu
+        def forward(self, x):
+            mu_logvar = self.encoder(x.view(-1, 16)).view(-1, 2, d)
+            mu = mu_logvar[:, 0, :]
+            logvar = mu_logvar[:, 1, :]
+            z = self.reparameterise(mu, logvar)
+            return self.decoder(z), mu, logvar
+
+    model = VAE()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    def loss_function(x_hat, x, mu, logvar):
+        BCE = nn.functional.binary_cross_entropy(x_hat, x.view(-1, 16), reduction='sum')
+        KLD = 0.5 * torch.sum(logvar.exp() - logvar - 1 + mu.pow(2))
+        return BCE + KLD
+    x = torch.rand(4, 1, 4, 4)
+    for epoch in range(2):
+        model.train()
+        x_hat, mu, logvar = model(x)
+        loss = loss_function(x_hat, x, mu, logvar)
+        optimizer.zero_grad(); loss.backward(); optimizer.step()
+        print(f'====> Epoch: {epoch} Average loss: {loss.item() / len(x):.4f}')
+        with torch.no_grad():
+            model.eval()
+            x_hat, mu, logvar = model(x)
+            test_loss = loss_function(x_hat, x, mu, logvar).item()
+        print(f'====> Test set loss: {test_loss / len(x):.4f}', mu.requires_grad)
+    N = 3
+    z = torch.randn((N, d))
+    sample = model.decoder(z)
+    print(sample.shape, sample.grad_fn, sample[0, :3])
+    A, B = 0, 1
+    z1, z2 = mu[A], mu[B]
+    N = 4
+    code = torch.Tensor(N, d)
+    for i in range(N):
+        code[i] = i / (N - 1) * z2 + (1 - i / (N - 1)) * z1
+    print(code.grad_fn, code.shape, model.decoder(code)[:, :2])
+    attempt(lambda: logvar.mul(0.5).exp_().backward())
+
+
+def atcold_transformer_encoder(torch):
+    # Atcold/NYU-DLSP20 15-transformer.ipynb: multi-head attention from scratch, sinusoidal
+    # embeddings built with NumPy and frozen with detach_(), an encoder layer and classifier
+    nn = torch.nn; F = torch.nn.functional
+    torch.manual_seed(0)
+
+    class MultiHeadAttention(nn.Module):
+        def __init__(self, d_model, num_heads, p, d_input=None):
+            super().__init__()
+            self.num_heads = num_heads
+            self.d_model = d_model
+            if d_input is None:
+                d_xq = d_xk = d_xv = d_model
+            else:
+                d_xq, d_xk, d_xv = d_input
+            assert d_model % self.num_heads == 0
+            self.d_k = d_model // self.num_heads
+            self.W_q = nn.Linear(d_xq, d_model, bias=False)
+            self.W_k = nn.Linear(d_xk, d_model, bias=False)
+            self.W_v = nn.Linear(d_xv, d_model, bias=False)
+            self.W_h = nn.Linear(d_model, d_model)
+        def scaled_dot_product_attention(self, Q, K, V):
+            batch_size = Q.size(0)
+            k_length = K.size(-2)
+            Q = Q / np.sqrt(self.d_k)
+            scores = torch.matmul(Q, K.transpose(2, 3))
+            A = nn.Softmax(dim=-1)(scores)
+            H = torch.matmul(A, V)
+            return H, A
+        def split_heads(self, x, batch_size):
+            return x.view(batch_size, -1, self.num_heads, self.d_k).transpose(1, 2)
+        def group_heads(self, x, batch_size):
+            return x.transpose(1, 2).contiguous().view(batch_size, -1, self.num_heads * self.d_k)
+        def forward(self, X_q, X_k, X_v):
+            batch_size, seq_length, dim = X_q.size()
+            Q = self.split_heads(self.W_q(X_q), batch_size)
+            K = self.split_heads(self.W_k(X_k), batch_size)
+            V = self.split_heads(self.W_v(X_v), batch_size)
+            H_cat, A = self.scaled_dot_product_attention(Q, K, V)
+            H_cat = self.group_heads(H_cat, batch_size)
+            H = self.W_h(H_cat)
+            return H, A
+
+    temp_mha = MultiHeadAttention(d_model=512 // 64, num_heads=2, p=0)
+    def print_out(Q, K, V):
+        temp_out, temp_attn = temp_mha.scaled_dot_product_attention(Q, K, V)
+        print('Attention weights are:', temp_attn.squeeze())
+        print('Output is:', temp_out.squeeze())
+    test_K = torch.tensor([[10, 0, 0], [0, 10, 0], [0, 0, 10], [0, 0, 10]]).float()[None, None]
+    test_V = torch.tensor([[1, 0, 0], [10, 0, 0], [100, 5, 0], [1000, 6, 0]]).float()[None, None]
+    test_Q = torch.tensor([[0, 10, 0]]).float()[None, None]
+    print_out(test_Q, test_K, test_V)
+    test_Q = torch.tensor([[0, 0, 10]]).float()[None, None]
+    print_out(test_Q, test_K, test_V)
+    test_Q = torch.tensor([[0, 0, 10], [0, 10, 0], [10, 10, 0]]).float()[None, None]
+    print_out(test_Q, test_K, test_V)
+
+    class CNN(nn.Module):
+        def __init__(self, d_model, hidden_dim, p):
+            super().__init__()
+            self.k1convL1 = nn.Linear(d_model, hidden_dim)
+            self.k1convL2 = nn.Linear(hidden_dim, d_model)
+            self.activation = nn.ReLU()
+        def forward(self, x):
+            x = self.k1convL1(x); x = self.activation(x)
+            return self.k1convL2(x)
+
+    class EncoderLayer(nn.Module):
+        def __init__(self, d_model, num_heads, conv_hidden_dim, p=0.1):
+            super().__init__()
+            self.mha = MultiHeadAttention(d_model, num_heads, p)
+            self.cnn = CNN(d_model, conv_hidden_dim, p)
+            self.layernorm1 = nn.LayerNorm(normalized_shape=d_model, eps=1e-6)
+            self.layernorm2 = nn.LayerNorm(normalized_shape=d_model, eps=1e-6)
+        def forward(self, x):
+            attn_output, _ = self.mha(x, x, x)
+            out1 = self.layernorm1(x + attn_output)
+            cnn_output = self.cnn(out1)
+            return self.layernorm2(out1 + cnn_output)
+
+    def create_sinusoidal_embeddings(nb_p, dim, E):
+        theta = np.array([[p / np.power(10000, 2 * (j // 2) / dim) for j in range(dim)] for p in range(nb_p)])
+        E[:, 0::2] = torch.FloatTensor(np.sin(theta[:, 0::2]))
+        E[:, 1::2] = torch.FloatTensor(np.cos(theta[:, 1::2]))
+        E.detach_()
+        E.requires_grad = False
+        E = E.to('cpu')
+
+    class Embeddings(nn.Module):
+        def __init__(self, d_model, vocab_size, max_position_embeddings, p):
+            super().__init__()
+            self.word_embeddings = nn.Embedding(vocab_size, d_model, padding_idx=1)
+            self.position_embeddings = nn.Embedding(max_position_embeddings, d_model)
+            attempt(lambda: create_sinusoidal_embeddings(nb_p=max_position_embeddings, dim=d_model,
+                                                         E=self.position_embeddings.weight))
+            with torch.no_grad():  # (the notebook's call writes into a parameter: as above)
+                create_sinusoidal_embeddings(nb_p=max_position_embeddings, dim=d_model,
+                                             E=self.position_embeddings.weight)
+            self.LayerNorm = nn.LayerNorm(d_model, eps=1e-12)
+        def forward(self, input_ids):
+            seq_length = input_ids.size(1)
+            position_ids = torch.arange(seq_length, dtype=torch.long, device=input_ids.device)
+            position_ids = position_ids.unsqueeze(0).expand_as(input_ids)
+            word_embeddings = self.word_embeddings(input_ids)
+            position_embeddings = self.position_embeddings(position_ids)
+            embeddings = word_embeddings + position_embeddings
+            return self.LayerNorm(embeddings)
+
+    class TransformerClassifier(nn.Module):
+        def __init__(self, num_layers, d_model, num_heads, conv_hidden_dim, input_vocab_size, num_answers):
+            super().__init__()
+            self.d_model = d_model
+            self.num_layers = num_layers
+            self.embedding = Embeddings(d_model, input_vocab_size, 16, 0)
+            self.enc_layers = nn.ModuleList()
+            for _ in range(num_layers):
+                self.enc_layers.append(EncoderLayer(d_model, num_heads, conv_hidden_dim, p=0))
+            self.dense = nn.Linear(d_model, num_answers)
+        def forward(self, x):
+            x = self.embedding(x)
+            for i in range(self.num_layers):
+                x = self.enc_layers[i](x)
+            x, _ = torch.max(x, dim=1)
+            return self.dense(x)
+
+    model = TransformerClassifier(num_layers=1, d_model=8, num_heads=2, conv_hidden_dim=16,
+                                  input_vocab_size=20, num_answers=2)
+    pe = model.embedding.position_embeddings.weight
+    print(pe.requires_grad, pe.grad_fn, pe[:3, :4], type(pe).__name__)
+    print([n for n, p in model.named_parameters() if not p.requires_grad])
+    optimizer = torch.optim.Adam(model.parameters(), lr=0.001)
+    x = torch.randint(0, 20, (3, 6)); y = torch.tensor([0, 1, 1])
+    for epoch in range(2):
+        optimizer.zero_grad()
+        y_pred = model(x)
+        loss = F.cross_entropy(y_pred, y)
+        loss.backward(); optimizer.step()
+        acc = (y_pred.argmax(1) == y).float().mean()
+        print(f"Epoch {epoch}: loss {loss.item():.4f} acc {acc}", pe.grad)
+    print(model.embedding.word_embeddings.weight.grad[1], model.enc_layers[0].mha.W_q.weight.grad[0, :4])
+
+
 SNIPPETS = [morvan_torch_numpy, morvan_activation_regression, morvan_save_batch_optimizers,
             morvan_cnn_rnn, morvan_gan_dropout_batchnorm, yunjey_basics, yunjey_regressions,
             yunjey_cnn_resnet, yunjey_rnn_language_model, yunjey_gan_vae,
@@ -1649,7 +1944,8 @@ SNIPPETS = [morvan_torch_numpy, morvan_activation_regression, morvan_save_batch_
             mit_6s191_lab1, mit_6s191_music_lstm, udacity_intro_parts_1_3,
             udacity_intro_parts_4_6, zero_to_gans_linear_regression,
             zero_to_gans_logistic_regression, d2l_math_geometry_eigen,
-            d2l_math_calculus_probability, d2l_math_information_theory]
+            d2l_math_calculus_probability, d2l_math_information_theory, dataloader_walkthrough,
+            atcold_autoencoder_vae, atcold_transformer_encoder]
 
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda snippet: snippet.__name__)
