@@ -1,7 +1,8 @@
-"""float(t) and complex(t) of a tensor that requires grad: torch 2.13 warns once per process
-("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.");
-int(t), t.item() and detached tensors do not warn. Each case runs in a fresh child process
-for both libraries (the warning is once per process) and the outcomes are compared."""
+"""float(t) and complex(t) of a tensor that requires grad, while grad mode is on: torch 2.13 warns
+once per process ("Converting a tensor with requires_grad=True to a scalar may lead to
+unexpected behavior."); int(t), t.item() and detached tensors do not warn. Each case runs in a
+fresh child process for both libraries (the warning is once per process) and the outcomes are
+compared."""
 
 from __future__ import annotations
 
@@ -42,7 +43,10 @@ CASES = ["float(t * 2)", "int(t)", "t.item()", "float(t.detach())",
          "[float(t), float(t)]", "complex(t)", "complex(torch.tensor(1 + 2j))",
          "complex(torch.tensor(1 + 2j, requires_grad=True))", "float(torch.ones(1))",
          "bool(t)", "f'{t:.2f}'", "[torch.no_grad().__enter__(), float(t)]",
-         "[torch.inference_mode().__enter__(), complex(t)]"]
+         # (the walrus keeps torch's inference_mode object, whose guard ends when it is freed)
+         "[(mode := torch.inference_mode()).__enter__(), complex(t)]",
+         "[(mode := torch.inference_mode()).__enter__(), float(t)]",
+         "[torch.no_grad().__enter__(), complex(t)]"]
 
 _RESULTS: dict = {}
 

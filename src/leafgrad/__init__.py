@@ -129,11 +129,19 @@ def set_rng_state(new_state) -> None:
     _random.set_rng_state(new_state._data if isinstance(new_state, Tensor) else new_state)
 
 
-def bernoulli(input, p=None, *, generator=None) -> Tensor:
+from . import _argparse as _parse  # noqa: E402
+
+
+@_parse.parsed("bernoulli")
+def bernoulli(input, p=_parse.NOT_GIVEN, *, generator=None) -> Tensor:
     """0/1 draws with probabilities ``input`` (the same stream as torch for the same seed)."""
     from . import _rng as _random
     from .tensor import _wrap
 
+    if p is _parse.NOT_GIVEN:
+        p = None
+    else:  # (a C double: a tensor only 0-d and not requiring grad; no None)
+        p, = _parse.fill_doubles("bernoulli", p)
     probabilities = input._data if p is None else p
     return _wrap(_random.bernoulli(probabilities, tuple(input.shape), input._data.dtype,
                                    generator=generator))

@@ -601,6 +601,44 @@ SIGNATURES["true_divide"] = _overloads(
     "true_divide(Tensor~ input, Tensor~ other, *, Tensor? out=None)",
     "true_divide(Tensor~ input, Number other)")
 
+# the random in-place fills: their parameters are C doubles (a 0-d tensor only when it does not
+# require grad; no str, None or complex)
+for _name, _params in (("uniform_", "float from=0, float to=1"),
+                       ("normal_", "float mean=0, float std=1"),
+                       ("exponential_", "float lambd=1"), ("geometric_", "float p"),
+                       ("log_normal_", "float mean=1, float std=2"),
+                       ("cauchy_", "float median=0, float sigma=1")):
+    SIGNATURES[f"Tensor.{_name}"] = _overloads(
+        f"{_name}({_params}, *, torch.Generator generator=None)")
+SIGNATURES["bernoulli"] = _overloads(
+    "bernoulli(Tensor input, *, torch.Generator generator=None, Tensor out=None)",
+    "bernoulli(Tensor input, float p, *, torch.Generator generator=None)")
+SIGNATURES["Tensor.bernoulli"] = _overloads("bernoulli(*, torch.Generator generator=None)",
+                                            "bernoulli(float p, *, torch.Generator generator=None)")
+
+
+class _NotGiven:
+    """The default of a parameter whose explicit None torch's parser refuses (bernoulli's p)."""
+
+    def __repr__(self) -> str:
+        return "<not given>"
+
+
+NOT_GIVEN = _NotGiven()
+
+
+def fill_doubles(function: str, *values) -> list:
+    """A random fill's float parameters (``uniform_``'s from and to...) as torch's parser
+    reads C doubles; one it refuses raises a TypeError, which ``parsed`` (on the method)
+    replaces by torch's message for the call as given (positional or keyword)."""
+    for value in values:
+        if value.__class__ is not float and value.__class__ is not int:
+            break
+    else:
+        return values
+    return doubles(function, *((f"#{i}", v, None, "float") for i, v in enumerate(values)))
+
+
 # torch's Tensor.multiply_ and subtract_ have a Number overload of their own (mul_/sub_ do not)
 SIGNATURES["Tensor.multiply_"] = _overloads("multiply_(Tensor other)", "multiply_(Number other)")
 SIGNATURES["Tensor.subtract_"] = _overloads("subtract_(Tensor other, *, Number alpha=1)",
@@ -854,6 +892,8 @@ def number(function: str, name: str, value, position: int | None = None, kind: s
         complex_seen()
         value = complex(value)  # (np.complex128 too)
         return value if into is None else real_scalar(value, into.dtype, names or SCALAR_T)
+    if kind == "float" and isinstance(value, np.complexfloating):
+        return float(value)  # (read by its __float__, as torch's parser reads it: NumPy warns)
     if isinstance(value, np.generic) and value.dtype.kind in "biufc":
         value = numpy_scalar(value)
         if value.__class__ is complex:

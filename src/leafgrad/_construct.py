@@ -175,11 +175,20 @@ def _check_leaf(value, target) -> None:
         if kind in "iub":
             raise TypeError(f"'{type(value).__name__}' object cannot be interpreted as an integer")
         raise TypeError(f"must be real number, not {type(value).__name__}")
-    if isinstance(value, _tensor_cls()) and value.numel() != 1:
-        if kind in "iu":
-            raise TypeError("only integer tensors of a single element can be converted to an "
-                            "index")
-        raise ValueError("only one element tensors can be converted to Python scalars")
+    if isinstance(value, _tensor_cls()):
+        # torch stores a tensor leaf through Python's number protocol for the target: __index__
+        # for an integer or bool dtype (a floating tensor is refused, an int checked as one),
+        # __float__ or __complex__ otherwise (their warning for a tensor requiring grad, their
+        # error for a complex one into a real dtype)
+        if target.np.type is np.uint64:
+            raise TypeError("an integer is required")  # (an unsigned long long: no __index__)
+        if kind in "iub":
+            number = operator.index(value)
+            if kind != "b":
+                _check_int(number, target)
+        else:
+            (complex if kind == "c" else float)(value)
+        return
     if value.__class__ is int and kind in "iu":
         _check_int(value, target)
     if kind in "iu" and isinstance(value, (np.bool_, np.complexfloating)):

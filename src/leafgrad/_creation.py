@@ -897,6 +897,9 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, requires
         if tensor_mean:
             return sampling.NormalTensorFloat.apply(mean, samples=data)
         return sampling.NormalFloatTensor.apply(std, samples=data)
+    # float mean and std (a tensor only 0-d, not requiring grad): one the parser refuses raises
+    # a TypeError, replaced by its message for the call as given
+    mean, std = _argparse.fill_doubles("normal", mean, std)
     data = _draw(_random.normal, _size((size,), "normal"), _np_dtype(dtype, function="normal"),
                  mean, std, generator=generator)
     return _finish(data, requires_grad)

@@ -149,3 +149,43 @@ zeta = _scalar_overloads("zeta", _fns.SpecialZeta, _fns.SpecialZetaScalarSelf,
                          _fns.SpecialZetaScalarOther)
 gammainc = _scalar_overloads("gammainc", _fns.Igamma, None, None, tensors_only=True)
 gammaincc = _scalar_overloads("gammaincc", _fns.Igammac, None, None, tensors_only=True)
+
+
+# torch.special's aliases are bindings of their own (special_erf, special_logit...): its parser
+# names them in its errors, checks the types given before reporting a missing argument, and
+# leaves the position out for an argument given by keyword. Each alias here declares that
+# signature and calls the function it aliases; on a failure the parser's error is computed
+# for the call as given (_argparse.parsed), so a valid call pays one wrapper frame.
+_OUT = "*, Tensor out=None"
+_ALIASED = {
+    "erf": "Tensor input, " + _OUT, "erfc": "Tensor input, " + _OUT,
+    "erfinv": "Tensor input, " + _OUT, "exp2": "Tensor input, " + _OUT,
+    "expm1": "Tensor input, " + _OUT, "log1p": "Tensor input, " + _OUT,
+    "psi": "Tensor input, " + _OUT, "digamma": "Tensor input, " + _OUT,
+    "gammaln": "Tensor input, " + _OUT, "i0": "Tensor input, " + _OUT,
+    "sinc": "Tensor input, " + _OUT, "logit": "Tensor input, float? eps=None, " + _OUT,
+    "logsumexp": "Tensor input, int[1] dim, bool keepdim=False, " + _OUT,
+    "softmax": "Tensor input, int dim, torch.dtype? dtype=None",
+    "log_softmax": "Tensor input, int dim, *, torch.dtype? dtype=None",
+    "multigammaln": "Tensor input, int p, " + _OUT,
+    "polygamma": "int n, Tensor input, " + _OUT,
+}
+
+
+def _as_special(name: str, function):
+    _argparse.SIGNATURES[f"special_{name}"] = _argparse._overloads(
+        f"special_{name}({_ALIASED[name]})")
+
+    @_argparse.parsed(f"special_{name}")
+    def special(*args, **kwargs):
+        return function(*args, **kwargs)
+
+    special.__name__ = special.__qualname__ = name
+    special.__doc__ = function.__doc__
+    special.__wrapped__ = function
+    return special
+
+
+for _name in _ALIASED:
+    globals()[_name] = _as_special(_name, globals()[_name])
+del _name

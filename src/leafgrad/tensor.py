@@ -97,8 +97,8 @@ _SCALAR_OF_GRAD = [False]  # torch warns once per process (TORCH_WARN_ONCE)
 
 
 def _warn_scalar_of_grad() -> None:
-    """torch's warning for ``float(t)`` (while grad mode is on) and ``complex(t)`` of a tensor
-    that requires grad."""
+    """torch's warning for ``float(t)`` and ``complex(t)`` of a tensor that requires grad while
+    grad mode is on (and for ``tensor([t])``, which converts its leaves with them)."""
     if not _SCALAR_OF_GRAD[0]:
         _SCALAR_OF_GRAD[0] = True
         warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
@@ -1155,7 +1155,9 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 data = alias
         if not data.size and data.ndim:  # torch hands NumPy an empty array's strides as zeros
             return np.lib.stride_tricks.as_strided(data, strides=(0,) * data.ndim)
-        return data
+        # a new array object over the memory on each call, as torch's (``t.numpy() is a`` for
+        # t = from_numpy(a) is False there, and so is ``t.numpy() is t.numpy()``)
+        return data.view()
 
     def __dlpack__(self, *, stream=-1, max_version=None, dl_device=None, copy=None):
         """Export the tensor's memory to another array library (utils/dlpack.py)."""
@@ -1228,10 +1230,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def __float__(self) -> float:
         if _capture.active:
             _capture.tracer.broke("float(tensor) reads a value into Python")
+        if self._requires_grad and _grad_state.grad_enabled:  # (before the size check)
+            _warn_scalar_of_grad()
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
-        if self._requires_grad and _grad_state.grad_enabled:
-            _warn_scalar_of_grad()
         if self._data.dtype.kind == "c":
             return float(_complex_to_real(self.item(), "double"))
         return float(self.item())
@@ -1239,10 +1241,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def __complex__(self) -> complex:
         if _capture.active:
             _capture.tracer.broke("complex(tensor) reads a value into Python")
+        if self._requires_grad and _grad_state.grad_enabled:  # (before the size check)
+            _warn_scalar_of_grad()
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
-        if self._requires_grad:  # (torch's complex() warns in every grad mode)
-            _warn_scalar_of_grad()
         return complex(self.item())
 
     def __int__(self) -> int:
@@ -2580,14 +2582,23 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             zero_tangent(self)
         return self
 
-    def uniform_(self, a=0.0, b=1.0, *, generator=None):
+    @_argparse.parsed("Tensor.uniform_", method=True)
+    def uniform_(self, from_=0.0, to=1.0, *, generator=None, **given):
         from . import _rng as _random
 
-        return self._random_fill(_random.uniform(self._random_shape(), self._data.dtype, a, b,
-                                                 generator=generator))
+        if given:  # torch's keyword ``from`` (a Python keyword: given as **{"from": v})
+            from_ = given.pop("from")
+            if given:
+                raise TypeError("uniform_(): an unexpected keyword")  # (the parser's error)
+        from_, to = _argparse.fill_doubles("uniform_", from_, to)
+        return self._random_fill(_random.uniform(self._random_shape(), self._data.dtype, from_,
+                                                 to, generator=generator))
 
+    @_argparse.parsed("Tensor.normal_", method=True)
     def normal_(self, mean=0.0, std=1.0, *, generator=None):
         from . import _rng as _random
+
+        mean, std = _argparse.fill_doubles("normal_", mean, std)
 
         # a non-contiguous tensor (of any size) takes the kernel's serial path
         contiguous = type(self._data) is _MetaArray or self.is_contiguous()

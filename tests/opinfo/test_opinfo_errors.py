@@ -50,7 +50,6 @@ KNOWN = {
     # out= checks
     ("gather", "op"): "out= that overlaps the index only once resized: torch resizes first",
     ("bernoulli", "op"): "bernoulli(out=) is not supported",
-    ("bernoulli", "method"): "Tensor.bernoulli(out=): torch's parser lists overloads",
     ("complex", "op"): "complex(out=) is not supported",
     ("dot", "op"): "dot(out=) of another dtype: leafgrad checks out's size before the dtypes",
     ("dot", "method"): "dot(out=) of another dtype: leafgrad checks out's size before the dtypes",
