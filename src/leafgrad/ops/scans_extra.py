@@ -161,6 +161,9 @@ class Logcumsumexp(Op):
         wide = _SCAN_ACCUMULATOR.get(a.dtype, a.dtype)
         with np.errstate(invalid="ignore"):
             out = np.logaddexp.accumulate(a.astype(wide, copy=False), axis=dim)
+        # torch's running value starts at -inf: the first step is x + log1p(0), so -0. is +0.
+        # (NumPy's accumulate copies the first element)
+        out += 0
         return _layout.contiguous(out.astype(a.dtype, copy=False))
 
     def backward(self, grad):

@@ -1,0 +1,116 @@
+"""Differences found by the generated-program comparison (tests/differential: the wide op set's
+seeds from 10_021_900 and 10_030_000, the second wide set's from 20_000_000 and 20_007_100, the
+classic generator's from 400000), each fixed and checked here against torch 2.13 as a class
+(not the one seed). Each test sweeps its class of inputs in one loop (the suite's time budget)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+import leafgrad
+from tests._torch import require_torch
+
+torch = require_torch()
+
+LIBS = (torch, leafgrad)
+
+# the comparisons test_fuzz14_findings.py defined (every bit of a tensor's values, NaN payloads
+# aside; a result or an exception's type and first line) and test_fuzz15's graph walk
+from tests.test_fuzz14_findings import _bits, _outcome  # noqa: E402
+from tests.test_fuzz15_findings import _graph  # noqa: E402
+
+
+def _fbits(t):
+    """_bits of a tensor of any floating dtype (bfloat16 has no NumPy form in torch)."""
+    if t.dtype in (torch.bfloat16, leafgrad.bfloat16):
+        t = t.float()
+    return _bits(t)
+
+
+# -- scans with a bfloat16 dtype accumulate in float, and start at +0. --------------------------
+# (generated-program seed 10022992: cumsum(bf16 [-0.], out=bf16 buffer) printed -0. where torch
+# prints 0.: torch's running sum starts at +0. and carries bfloat16 in float (acc_type), which
+# leafgrad did for float32/float16 only, so cumsum/cumprod with dtype=bfloat16 also rounded every
+# partial sum to bfloat16 (275 of 300 elements differed). logcumsumexp's first element kept -0.
+# where torch's x + log1p(exp(-inf - x)) is +0.)
+
+_SCANS = [
+    "x.cumsum(0)", "x.cumsum(-1, dtype=lib.bfloat16)", "lib.cumsum(x, 0, dtype=lib.bfloat16)",
+    "lib.cumsum(x, 0, out=lib.zeros(5, dtype=lib.bfloat16))",
+    "lib.cumsum(x, 0, out=lib.zeros(0, dtype=lib.bfloat16))",
+    "x.cumprod(0, dtype=lib.bfloat16)", "lib.cumprod(x, 0, out=lib.zeros(1, dtype=lib.bfloat16))",
+    "x.cumsum(0, dtype=lib.float16)", "x.cumprod(0, dtype=lib.float32)", "x.logcumsumexp(0)",
+    "lib.logcumsumexp(x, 0, out=lib.empty(0, dtype=x.dtype))", "x.cumsum(0, dtype=lib.float64)",
+]
+
+
+def test_scans_accumulate_bfloat16_in_float_from_plus_zero():
+    failures = []
+    rng = np.random.RandomState(0)
+    values = {"zeros": np.array([-0.0, -0.0, 0.5, -0.0], np.float32),
+              "long": (rng.randn(300) * 3).astype(np.float32),
+              "one": np.array([-0.0], np.float32)}
+    dtypes = ["bfloat16", "float32", "float16", "float64"]
+    for form, (name, data), dtype, layout in itertools.product(
+            _SCANS, values.items(), dtypes, ["plain", "strided"]):
+        results = []
+        for lib in LIBS:
+            def run():
+                x = lib.tensor(np.repeat(data, 2) if layout == "strided" else data)
+                x = x.to(getattr(lib, dtype))
+                if layout == "strided":
+                    x = x[::2]
+                return _fbits(eval(form, {"x": x, "lib": lib}))
+            results.append(_outcome(run))
+        if results[0] != results[1]:
+            failures.append((form, name, dtype, layout))
+    assert not failures, (len(failures), failures[:4])
+
+
+# -- a resized view is its base's memory at its new geometry ----------------------------------
+# (generated-program seeds 10021905, 10023138: lib.mul(x, 2, out=view) with view =
+# zeros(4, 3, 2).mT (shape (4, 2, 3), a view) resized it to (2, 3, 4) in fresh memory, and an
+# in-place op on it later with an operand requiring grad regenerated its grad_fn from the steps
+# that made the old view: backward failed with 'Mismatch in shape'. torch keeps the storage when
+# it holds the new elements (the base sees the result) and regenerates the view's grad_fn with
+# as_strided at its current sizes, strides and offset; resize_ likewise.)
+
+_VIEWS = ["b.mT", "b[1:]", "b.transpose(0, 2)", "b.view(-1)[2:20]", "b[:, :, 0]",
+          "b.view(-1)[::2]"]
+_RESIZES = [
+    "lib.mul(y, 2, out=v)", "lib.exp(y, out=v)", "lib.add(y, y.t().t(), out=v)",
+    "lib.cumsum(y, 0, out=v)", "lib.neg(y.mT, out=v)", "v.resize_(2, 3, 2)", "v.resize_(3, 2)",
+    "v.resize_(4)",
+]
+
+
+def test_resized_views_keep_their_base_memory_and_regenerate_as_strided():
+    failures = []
+    for view, resize, dtype, grads in itertools.product(
+            _VIEWS, _RESIZES, ["float32", "float64"], [(True, True), (True, False),
+                                                      (False, True)]):
+        results = []
+        for lib in LIBS:
+            def run():
+                dt = getattr(lib, dtype)
+                b = (lib.arange(24, dtype=dt) * 0.25 - 2).reshape(4, 3, 2)
+                v = eval(view, {"b": b})
+                y = (lib.arange(12, dtype=dt) * 0.5 - 1.5).reshape(2, 3, 2)
+                r = eval(resize, {"lib": lib, "y": y, "v": v})
+                w = lib.linspace(-1, 1, v.shape[-1], dtype=dt).requires_grad_(grads[0])
+                s = lib.tensor(1.5, dtype=dt).requires_grad_(grads[1])
+                v.mul_(w).add_(s)
+                observed = [r is v, tuple(v.shape), v.stride(), v._base is b,
+                            _graph(v.grad_fn, 3), _bits(v), _bits(b), v._version]
+                leaves = [t for t in (w, s) if t.requires_grad]
+                gs = lib.autograd.grad((v * v).sum(), leaves, create_graph=True)
+                observed += [(_bits(g), _graph(g.grad_fn, 3)) for g in gs]
+                observed += [_bits(t) for t in lib.autograd.grad(
+                    sum(g.sum() for g in gs), leaves, allow_unused=True) if t is not None]
+                return observed
+            results.append(_outcome(run))
+        if results[0] != results[1]:
+            failures.append((view, resize, dtype, grads, results))
+    assert not failures, (len(failures), failures[:2])
