@@ -114,3 +114,46 @@ def test_resized_views_keep_their_base_memory_and_regenerate_as_strided():
         if results[0] != results[1]:
             failures.append((view, resize, dtype, grads, results))
     assert not failures, (len(failures), failures[:2])
+
+
+# -- operands contiguous but for their size-1 dims' strides take the fast setup --------------
+# (generated-program seed 401228: x9 + x10 with x9 (2, 1, 4) strided (4, 1, 1), from a matmul,
+# and x10 row-major: torch's operands are all contiguous (a size-1 dim's stride is ignored), so
+# TensorIterator's fast setup makes the result row-major, (4, 4, 1); leafgrad ordered the dims
+# and kept (4, 1, 1), so a later matmul with a matrix could not fold the result into mm and
+# recorded BmmBackward0 where torch records MmBackward0)
+
+_ODD = {
+    "transposed": lambda lib, dt: (lib.arange(8, dtype=dt) * 0.5 - 1).reshape(2, 4, 1)
+    .transpose(1, 2),
+    "strided": lambda lib, dt: (lib.arange(8, dtype=dt) * 0.5 - 1).as_strided((2, 1, 4),
+                                                                               (4, 7, 1)),
+    "unsqueezed": lambda lib, dt: (lib.arange(8, dtype=dt) * 0.5 - 1).reshape(2, 4)
+    .unsqueeze(1),
+    "plain": lambda lib, dt: (lib.arange(8, dtype=dt) * 0.5 - 1).reshape(2, 1, 4),
+    "row": lambda lib, dt: (lib.arange(4, dtype=dt) * 0.5 - 1).reshape(1, 1, 4),
+}
+_ELEMENTWISE = ["a + b", "b + a", "a * b", "lib.add(a, b, alpha=2)", "lib.maximum(a, b)",
+                "lib.where(a > 0, a, b)", "a.atan2(b)", "lib.lerp(a, b, 0.5)",
+                "lib.addcmul(a, a, b)"]
+
+
+def test_operands_contiguous_but_for_size_one_strides_give_row_major_results():
+    failures = []
+    for form, (na, make_a), (nb, make_b), dtype in itertools.product(
+            _ELEMENTWISE, _ODD.items(), _ODD.items(), ["float32", "float64"]):
+        results = []
+        for lib in LIBS:
+            def run():
+                dt = getattr(lib, dtype)
+                a = make_a(lib, dt).requires_grad_()
+                b = make_b(lib, dt) * 1
+                y = eval(form, {"a": a, "b": b, "lib": lib})
+                m = lib.matmul(y, lib.ones(4, 2, dtype=dt))
+                g, = lib.autograd.grad(m.sum(), a)
+                return y.stride(), _graph(m.grad_fn, 3), _bits(m), _bits(g)
+            results.append(_outcome(run))
+        if results[0] != results[1]:
+            failures.append((form, na, nb, dtype, results))
+    assert not failures, (len(failures), failures[:2])
+
