@@ -157,3 +157,42 @@ def test_operands_contiguous_but_for_size_one_strides_give_row_major_results():
             failures.append((form, na, nb, dtype, results))
     assert not failures, (len(failures), failures[:2])
 
+
+# -- advanced indexing orders its result's dims as torch's index kernel ---------------------
+# (generated-program seed 20005270: x3 = x2.transpose(0, -1) and x3[[3, -1, -4]] was row-major
+# here; torch's TensorIterator over the restrided source and the index tensors keeps the
+# source's order of the dims it does not index, (6, 1, 3), so a later reshape(-1, 9) copied
+# (UnsafeViewBackward0 <- CloneBackward0) where leafgrad's was a view)
+
+_INDEX_LAYOUTS = {"plain": "b", "t": "b.transpose(0, 2)", "perm": "b.permute(1, 2, 0)",
+                  "slice": "b[:, ::2]", "mT": "b.mT", "flip": "b.flip(0)",
+                  "expand": "b[:1].expand(3, -1, -1)"}
+_INDEX_FORMS = [
+    "x[[1, 0]]", "x[:, [2, 0, 1]]", "x[..., [1, 0]]", "x[[0, 1], :, [1, 0]]",
+    "x[:, [[0, 1], [1, 0]]]", "x[[[1], [0]], [[0, 1]]]", "x[x > 0]", "x[:, x[0] > 0]",
+    "x[[1, 0], [0, 1]]", "x[lib.tensor([[1, 0], [0, 1]]).t()]",
+    "x[:, lib.tensor([[1, 0, 2], [0, 1, 1]]).t()]", "x[None, [1, 0]]", "x[:, None, [1, 0]]",
+    "x[1:, [0, 1], 1:]", "x[[0], :, [1]]", "x[:, :, [1]]", "x[:, [0, 1], [1, 1]]",
+    "x[[1, 0]][:, [1, 0]]", "x[0, [1, 0]]", "x[lib.tensor([1, 0]), 1:3]",
+]
+
+
+def test_advanced_indexing_orders_result_dims_as_torch():
+    failures = []
+    for form, (name, layout), dtype in itertools.product(
+            _INDEX_FORMS, _INDEX_LAYOUTS.items(), ["float32", "float64"]):
+        results = []
+        for lib in LIBS:
+            def run():
+                shape = (3, 5, 4) if name == "mT" else (3, 4, 5)
+                b = (lib.arange(60, dtype=getattr(lib, dtype)) - 30).reshape(shape)
+                x = eval(layout, {"b": b}).requires_grad_()
+                y = eval(form, {"x": x, "lib": lib})
+                r = y.reshape(-1)
+                g, = lib.autograd.grad((r * r).sum(), x)
+                return y.stride(), y.is_contiguous(), _graph(r.grad_fn, 3), _bits(y), _bits(g)
+            results.append(_outcome(run))
+        if results[0] != results[1]:
+            failures.append((form, name, dtype, results))
+    assert not failures, (len(failures), failures[:2])
+
