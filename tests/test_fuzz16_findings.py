@@ -196,3 +196,38 @@ def test_advanced_indexing_orders_result_dims_as_torch():
             failures.append((form, name, dtype, results))
     assert not failures, (len(failures), failures[:2])
 
+
+# -- diff makes its lower slice first ---------------------------------------------------------
+# (generated-program seed 20004688: the create_graph gradient of x.diff(n=2) summed its two
+# slices' gradients in the other order: AddBackward0's edges were (SliceBackwardBackward0 <-
+# NegBackward0, SliceBackwardBackward0 <- AddBackward0), torch's the reverse. torch's
+# diff_helper writes narrow(1) - narrow(0) as C++ call arguments, evaluated right to left, so
+# narrow(0) is the older node and the engine runs the newer one's backward first)
+
+_DIFFS = ["x.diff()", "x.diff(n=2)", "lib.diff(x, 3, 0)", "x.diff(dim=0)",
+          "x.diff(prepend=x[:, :1].detach())", "lib.diff(x, 2, -1, append=x[:, -2:])",
+          "x.diff(n=5)"]
+
+
+def test_diff_slices_in_torchs_order():
+    failures = []
+    for form, dtype, layout in itertools.product(_DIFFS, ["float32", "float64"],
+                                                 ["plain", "transposed"]):
+        results = []
+        for lib in LIBS:
+            def run():
+                x = lib.tensor([[1.5, -0.5, 2.25, 0.75], [0.5, 1.25, -1.5, 3.0],
+                                [2.0, -1.0, 0.25, 1.0], [0.0, 1.0, 2.5, -2.0]],
+                               dtype=getattr(lib, dtype))
+                if layout == "transposed":
+                    x = x.t()
+                x.requires_grad_()
+                y = eval(form, {"x": x, "lib": lib})
+                g, = lib.autograd.grad((y * y).sum(), x, create_graph=True)
+                gg, = lib.autograd.grad((g * g).sum(), x)
+                return _graph(y.grad_fn, 4), _graph(g.grad_fn, 5), _bits(g), _bits(gg)
+            results.append(_outcome(run))
+        if results[0] != results[1]:
+            failures.append((form, dtype, layout, results))
+    assert not failures, (len(failures), failures[:2])
+
