@@ -309,3 +309,36 @@ def test_norms_without_a_weight_ignore_parameter_gradients_gradients():
         if results[0] != results[1]:
             failures.append((name, params, wanted, dtype, results))
     assert not failures, (len(failures), failures[:2])
+
+
+# -- a resized out= takes the result's size-1 strides too -------------------------------------
+# (generated-program seed 10023138: lib.mul(x0.t().detach(), 2, out=zeros(5)) with x0 (3, 1):
+# torch gives out the strides of the result, (1, 1); leafgrad's NumPy flag called the result
+# row-major (size-1 dims ignored) and made out (3, 1)-strided)
+
+_OUT_INPUTS = {
+    "t": lambda lib: lib.tensor([[1.5], [-0.5], [2.0]]).t(),
+    "t3": lambda lib: lib.tensor([[[1.5, -0.5, 2.0]], [[0.5, 1.0, -1.0]]]).transpose(0, 1),
+    "strided": lambda lib: lib.arange(6.0).as_strided((2, 1, 3), (3, 7, 1)),
+    "plain": lambda lib: lib.tensor([[1.5, -0.5, 2.0]]),
+}
+_OUT_CALLS = ["lib.mul(x, 2, out=o)", "lib.exp(x, out=o)", "lib.neg(x, out=o)",
+              "lib.add(x, x, out=o)", "lib.sigmoid(x, out=o)", "lib.clamp(x, 0, 1, out=o)",
+              "lib.pow(x, 2, out=o)"]
+
+
+def test_resized_out_takes_the_results_size_one_strides():
+    failures = []
+    for call, (name, make), size in itertools.product(_OUT_CALLS, _OUT_INPUTS.items(),
+                                                      [0, 1, 5, 6]):
+        results = []
+        for lib in LIBS:
+            def run():
+                x = make(lib)
+                o = lib.zeros(size)
+                r = eval(call, {"lib": lib, "x": x, "o": o})
+                return r is o, o.stride(), _bits(o)
+            results.append(_outcome(run))
+        if results[0] != results[1]:
+            failures.append((call, name, size, results))
+    assert not failures, (len(failures), failures[:2])

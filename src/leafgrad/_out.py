@@ -31,6 +31,7 @@ import numpy as np
 from . import _argparse, _dtype
 from . import overrides as _overrides
 from ._alloc import alloc_error
+from .ops._layout import size_one_strides as _size_one_strides
 from .autograd.forward_ad import state as _dual_state
 from .autograd.grad_mode import state as _grad_state
 from .autograd._vmap_state import state as _vmap_state
@@ -532,8 +533,16 @@ def _storage_from_offset(array: np.ndarray):
 def _dense_layout(array: np.ndarray):
     """The element strides of a non-overlapping dense array with none negative, or None (also
     for a plain row-major one, which needs no work)."""
-    if array.flags.c_contiguous or array.size == 0:
+    if array.size == 0:
         return None
+    if array.flags.c_contiguous:
+        # (NumPy's flag ignores size-1 dims, whose strides torch's iterator sets from its
+        # order of dims: exp(x.t(), out=empty) of a (3, 1) x is (1, 1)-strided, generated-
+        # program seed 10023138)
+        if 1 not in array.shape or array.ndim < 2 or min(array.strides) < 0 \
+                or not _size_one_strides(array):
+            return None
+        return tuple(s // array.itemsize for s in array.strides)
     if any(s < 0 for s in array.strides) or _dense_span(array) is None:
         return None
     return tuple(s // array.itemsize for s in array.strides)
