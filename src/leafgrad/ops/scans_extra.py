@@ -73,8 +73,13 @@ class _Cumextremum(MultiOutput):
             return grad
         if grad.numel() == 0:  # torch's cummaxmin_backward returns the (empty) input itself
             return self.saved("self")
-        return ScatterAdd.apply(grad.new_zeros(shape), grad, dim=self._params["dim"],
-                                index=self.saved("indices"))
+        result = ScatterAdd.apply(grad.new_zeros(shape), grad, dim=self._params["dim"],
+                                  index=self.saved("indices"))
+        # torch's cummaxmin_backward writes at::zeros and then scatter_add_s into it: the
+        # gradient's _version is 2 (generated-program seed 20005124)
+        result._bump_version()
+        result._bump_version()
+        return result
 
     def jvp(self, tangents, primals, result):
         # the tangent at the selected index (torch: self_t.gather(dim, indices))
