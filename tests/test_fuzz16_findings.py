@@ -385,3 +385,28 @@ def test_cummax_and_trace_gradients_are_written_as_torch():
         if results[0] != results[1]:
             failures.append((form, shape, dtype, mode, results))
     assert not failures, (len(failures), failures[:2])
+
+
+# -- fill_ of one float16/bfloat16 element names double in its complex error -------------------
+# (generated-program seed 20011637: x8[0].fill_(1+2j) of a float16 x8: torch's one-element
+# scalar_fill reads the value as a double, 'value cannot be converted to type double without
+# overflow'; leafgrad named c10::Half, the message of the many-element kernel)
+
+
+def test_fill_of_one_half_element_names_double():
+    failures = []
+    dtypes = ["float16", "bfloat16", "float32", "float64", "int32", "uint8", "bool",
+              "complex64"]
+    for dtype, shape, value, form in itertools.product(
+            dtypes, [(), (1,), (1, 1), (2,), (2, 3)], [1 + 2j, 2j, 1e300, 3.0 + 0j],
+            ["t.fill_(v)", "lib.fill(t, v)", "t[0].fill_(v) if t.ndim else t.fill_(v)"]):
+        results = []
+        for lib in LIBS:
+            def run():
+                t = lib.zeros(shape, dtype=getattr(lib, dtype))
+                r = eval(form, {"t": t, "v": value, "lib": lib})
+                return _fbits(r) if r.dtype.is_floating_point else _bits(r), t._version
+            results.append(_outcome(run))
+        if results[0] != results[1]:
+            failures.append((dtype, shape, value, form, results))
+    assert not failures, (len(failures), failures[:2])

@@ -2533,7 +2533,9 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         if value.__class__ is complex:
             from ._functions_more import check_fill_value
 
-            value = check_fill_value(self, value)
+            # (one element: torch's scalar_fill reads the value as a double for float16 and
+            # bfloat16, whose message names double: generated-program seed 20011637)
+            value = check_fill_value(self, value, setitem=self._data.size == 1)
         else:
             # (Note: checked scalar writes, _construct.py: one element of float16 is not)
             value = check_scalar_write(_argparse.scalar(value), self.dtype,
