@@ -410,3 +410,26 @@ def test_fill_of_one_half_element_names_double():
         if results[0] != results[1]:
             failures.append((dtype, shape, value, form, results))
     assert not failures, (len(failures), failures[:2])
+
+
+# -- relu of a 0-d zero whose dtype NumPy's maximum does not keep the sign of -----------------
+# (generated-program seed 20011372: where(x != 0, 0, x).relu() of a 0-d float16 x raised
+# 'TypeError: return arrays must be of ArrayType': NumPy's maximum returned a scalar, which the
+# sign fix-up then wrote into)
+
+
+def test_relu_of_zero_dim_zeros_keeps_their_sign():
+    failures = []
+    for dtype, value, form, shape in itertools.product(
+            ["float16", "bfloat16", "float32", "float64"], [-0.0, 0.0, -1.5, 2.0],
+            ["x.relu()", "lib.relu(x)", "lib.nn.functional.relu(x)", "x.clone().relu_()",
+             "lib.nn.functional.relu6(x)"], [(), (1,), (3,)]):
+        results = []
+        for lib in LIBS:
+            def run():
+                x = lib.full(shape, value, dtype=getattr(lib, dtype))
+                return _fbits(eval(form, {"x": x, "lib": lib}))
+            results.append(_outcome(run))
+        if results[0] != results[1]:
+            failures.append((dtype, value, form, shape, results))
+    assert not failures, (len(failures), failures[:2])
