@@ -76,8 +76,11 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):  # noqa: A002 - torch's
         length = input.shape[dim]
         if length == 0:
             break
-        upper = input.narrow(dim, 1, length - 1)
+        # (torch's diff_helper writes narrow(1) - narrow(0) as C++ call arguments, which its
+        # compiler evaluates right to left: the lower slice is made first, so the engine runs
+        # the upper one's backward first and a create_graph sum adds its gradient first)
         lower = input.narrow(dim, 0, length - 1)
+        upper = input.narrow(dim, 1, length - 1)
         input = lib.logical_xor(upper, lower) if input.dtype is _dtype.bool else upper - lower  # noqa: A001
     return input
 

@@ -38,15 +38,23 @@ def fill(input, value):  # noqa: A002
         raise _argparse.invalid_combination("fill", (input, value), {})
     if isinstance(value, Tensor):
         return fill_forms.FillValue.apply(input, value)
-    check_fill_value(input, value)
+    # (the value checked as fill_ checks it: one element of float16 through a double, an
+    # overflowing number refused)
+    value = check_fill_value(input, value, setitem=input.numel() == 1)
+    if not isinstance(value, complex):
+        from ._construct import check_scalar_write
+
+        value = check_scalar_write(_argparse.scalar(value), input.dtype,
+                                   half=input.numel() != 1)
     return fill_forms.FillScalar.apply(input, value=_argparse.scalar(value))
 
 
 def check_fill_value(tensor, value, setitem: bool = False):
     """``value`` as written into ``tensor``: a complex number with an imaginary part does not
     fit a real tensor (torch's checked scalar conversion); one without is its real part (which
-    must be finite for an integer tensor). ``setitem``: torch's setitem converts for a float16
-    or bfloat16 tensor through a double (its message names double)."""
+    must be finite for an integer tensor). ``setitem``: torch's setitem (and fill_ of one
+    element) converts for a float16 or bfloat16 tensor through a double (its message names
+    double)."""
     value = _argparse.scalar(value)
     dtype = tensor.dtype
     if isinstance(value, complex) and not dtype.is_complex and dtype.name != "bool":

@@ -31,10 +31,11 @@ import numpy as np
 from . import _argparse, _dtype
 from . import overrides as _overrides
 from ._alloc import alloc_error
+from .ops._layout import size_one_strides as _size_one_strides
 from .autograd.forward_ad import state as _dual_state
 from .autograd.grad_mode import state as _grad_state
 from .autograd._vmap_state import state as _vmap_state
-from .tensor import LEAF_INPLACE, Tensor, check_inplace_allowed
+from .tensor import LEAF_INPLACE, Tensor, check_inplace_allowed, restride_view
 
 __all__ = ["Out", "Rule", "takes_out"]
 
@@ -503,23 +504,45 @@ def resize(tensor: Tensor, shape: tuple, like: np.ndarray | None = None,
         strides = _dense_layout(like)
     if data.size == size and data.flags.c_contiguous:
         flat = data.reshape(-1)
-    elif strides is not None:
-        flat = np.zeros(size, dtype=data.dtype)
     else:
-        tensor._data = np.zeros(shape, dtype=data.dtype)
-        return
+        # torch keeps the storage when it holds the new elements from the tensor's offset on
+        # (a transposed view of a larger base writes into the base)
+        storage = _storage_from_offset(data) if size else None
+        if storage is not None and storage.size >= size and data.flags.writeable:
+            flat = storage[:size]
+        elif strides is not None:
+            flat = np.zeros(size, dtype=data.dtype)
+        else:
+            tensor._data = np.zeros(shape, dtype=data.dtype)
+            return
     if strides is None:
         tensor._data = flat.reshape(shape)
     else:
         tensor._data = np.lib.stride_tricks.as_strided(
             flat, shape, tuple(s * flat.itemsize for s in strides))
+    if tensor._base is not None:
+        restride_view(tensor)
+
+
+def _storage_from_offset(array: np.ndarray):
+    from .methods.legacy import _storage_from_offset as storage
+
+    return storage(array)
 
 
 def _dense_layout(array: np.ndarray):
     """The element strides of a non-overlapping dense array with none negative, or None (also
     for a plain row-major one, which needs no work)."""
-    if array.flags.c_contiguous or array.size == 0:
+    if array.size == 0:
         return None
+    if array.flags.c_contiguous:
+        # (NumPy's flag ignores size-1 dims, whose strides torch's iterator sets from its
+        # order of dims: exp(x.t(), out=empty) of a (3, 1) x is (1, 1)-strided, generated-
+        # program seed 10023138)
+        if 1 not in array.shape or array.ndim < 2 or min(array.strides) < 0 \
+                or not _size_one_strides(array):
+            return None
+        return tuple(s // array.itemsize for s in array.strides)
     if any(s < 0 for s in array.strides) or _dense_span(array) is None:
         return None
     return tuple(s // array.itemsize for s in array.strides)

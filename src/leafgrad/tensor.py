@@ -320,6 +320,25 @@ def _wrap_view(data, parent: "Tensor", requires_grad: bool, grad_fn, step: tuple
     return t
 
 
+def restride_view(tensor: "Tensor") -> None:
+    """A view given new sizes and strides over the same memory (resize_, an out= resize) is its
+    base's memory at that geometry: a later regeneration of its grad_fn takes ``as_strided``
+    with the view's current sizes, strides and offset, as torch's VariableHooks::grad_fn does,
+    not the steps that made it (they describe the old shape: a backward through it failed on
+    the shape). A view that no longer shares its base's memory keeps its steps."""
+    base = tensor._base
+    if base is None:
+        return
+    data, root = tensor._data, base._data
+    if not data.size or not np.may_share_memory(data, root):
+        return
+    itemsize = data.itemsize
+    offset = data.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    tensor._view_steps = ((_ops.AsStridedPublic, {
+        "size": data.shape, "stride": tuple(st // itemsize for st in data.strides),
+        "storage_offset": offset // itemsize}),)
+
+
 def _regenerate_real_view(base: "Tensor", steps: tuple):
     """A real view of complex memory (``z.imag``, ``view_as_real(z[1:])``) regenerated as torch
     does: as_strided cannot change the dtype, so its chain of view functions is replayed: the
@@ -2524,7 +2543,9 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         if value.__class__ is complex:
             from ._functions_more import check_fill_value
 
-            value = check_fill_value(self, value)
+            # (one element: torch's scalar_fill reads the value as a double for float16 and
+            # bfloat16, whose message names double: generated-program seed 20011637)
+            value = check_fill_value(self, value, setitem=self._data.size == 1)
         else:
             # (Note: checked scalar writes, _construct.py: one element of float16 is not)
             value = check_scalar_write(_argparse.scalar(value), self.dtype,

@@ -111,7 +111,15 @@ def _enter(tensor: Tensor) -> Tensor:
             _remember_inner(inner)
         _transform_levels.enter(inner, value if value._requires_grad else None)
     else:
-        inner = value.detach()._set_requires_grad(True)
+        inner = value.detach()
+        if inner.is_inference():
+            # torch's transforms wrap an inference tensor too (generated-program seed
+            # 20010067: jacrev of a tensor made in inference_mode); leafgrad's leaf is an
+            # ordinary alias of its memory, since one may not require grad
+            from ..tensor import _wrap
+
+            inner = _wrap(value._data)
+        inner = inner._set_requires_grad(True)
         _remember_inner(inner)
         _transform_levels.enter(inner, None)
     return wrap(inner, levels) if levels else inner

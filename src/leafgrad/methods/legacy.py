@@ -158,6 +158,10 @@ class LegacyMethods:
             grown = np.zeros(count, self._data.dtype)
             grown[:min(kept.size, count)] = kept[:count]
             self._data = grown.reshape(shape)
+        if self._base is not None:
+            from ..tensor import restride_view
+
+            restride_view(self)
         self._bump_version()  # a resize that changes the shape counts as a write, as in torch
         return self
 

@@ -168,8 +168,11 @@ def _wrap_forward(cls, forward):
             return forward(ctx, *widened, **new_params)
         if _other_float_wins(arrays, params, bf16):
             out = forward(ctx, *widened, **new_params)
-            follows = (cls.bfloat16_follows_self and arrays and arrays[0].__class__ is np.ndarray
-                       and arrays[0].dtype == bf16)
+            follows = cls.bfloat16_follows_self
+            if follows is not False:  # (True: operand 0; an int: that operand)
+                index = 0 if follows is True else follows
+                follows = (len(arrays) > index and arrays[index].__class__ is np.ndarray
+                           and arrays[index].dtype == bf16)
             return _round(out) if follows else out
         # torch's TensorIterator casts scalar operands to bfloat16 first, but mul/div/lerp
         # (opmath_scalars) read a second-operand scalar at its own value in float32

@@ -376,13 +376,16 @@ def iterated_strides(shape: tuple, itemsize: int, operands) -> tuple | None:
         strides.append([0] * pad + [0 if size == 1 and shape[pad + i] != 1 else stride
                                     for i, (size, stride) in enumerate(zip(array.shape,
                                                                            array.strides))])
-    if len(arrays) > 1 and all(row == strides[0] for row in strides) and all(
-            a.shape == shape for a in arrays):
-        if not ones:
-            return None  # one layout for all: NumPy follows it too
+    if ones and len(arrays) > 1:
+        # (operands that differ only in their size-1 dims' strides are all contiguous for
+        # torch: the fast setup makes the result row-major, generated-program seed 401228,
+        # whose matmul then folded into mm)
         fast = _fast_setup_strides(shape, itemsize, operands)
         if fast is not None:
             return fast
+    elif len(arrays) > 1 and all(row == strides[0] for row in strides) and all(
+            a.shape == shape for a in arrays):
+        return None  # one layout for all: NumPy follows it too
     order = _iterator_order(shape, strides)
     wanted = [0] * ndim
     step = itemsize

@@ -1249,6 +1249,8 @@ class Relu(Op):
         if a.dtype.kind == "f":
             zeros = a == 0
             if zeros.any():
+                if out.__class__ is not np.ndarray:  # (a 0-d input: NumPy gave a scalar)
+                    out = np.array(out)
                 np.copysign(out, a, out=out, where=zeros)
         return out
 

@@ -587,12 +587,74 @@ class Index(Op):
     def forward(ctx, a, index):
         if not a.size:  # (an empty result: torch checks no index's bounds, NumPy would)
             index = _in_bounds(index, a.shape)
-        return np.array(a[index], copy=True, order="C")
+        out = np.array(a[index], copy=True, order="C")
+        if out.ndim > 1 and out.size and not (a.flags.c_contiguous and all(
+                item.__class__ is slice or item.ndim <= 1 or item.flags.c_contiguous
+                for item in index)):
+            return _index_layout(out, a, index)
+        return out
 
     def backward(self, grad):
         return index_backward(grad, self.input_shape(), self._params["index"])
 
     jvp = auto_linear
+
+
+def _index_layout(out: np.ndarray, a: np.ndarray, index: tuple) -> np.ndarray:
+    """``out`` (row-major) in the order of dims torch's index kernel gives it: TensorIterator
+    over the source restrided to the result's shape (its strides on the dims it keeps, 0 on
+    the dims the indices replace) and the index tensors (their strides on those dims, 0 on
+    the others), in that order (Note: output layout, _layout.py). x.t()[[1, 0]] keeps the
+    transposed order of the dims it does not index (generated-program seed 20005270: a
+    reshape of such a result was a view here, a copy in torch: UnsafeViewBackward0)."""
+    advanced = [k for k, item in enumerate(index) if item.__class__ is not slice]
+    adjacent = advanced == list(range(advanced[0], advanced[-1] + 1))
+    shapes, rows = [], []
+    for k in advanced:
+        item = index[k]
+        if item.dtype == np.bool_:  # torch indexes with mask.nonzero()'s columns
+            shapes.append((int(np.count_nonzero(item)),))
+        else:
+            shapes.append(item.shape)
+    replaced = np.broadcast_shapes(*shapes)
+    before, after, dim = [], [], 0
+    for k, item in enumerate(index):
+        width = item.ndim if item.__class__ is not slice and item.dtype == np.bool_ else 1
+        if item.__class__ is slice:
+            (before if adjacent and k < advanced[0] else after).append(a.strides[dim])
+        dim += width
+    after.extend(a.strides[dim:])
+    place = len(before)
+    rows.append(before + [0] * len(replaced) + after)
+    for k, shape in zip(advanced, shapes):
+        item = index[k]
+        if item.dtype == np.bool_:
+            strides = (8,) if shape[0] > 1 else (0,)
+        else:
+            strides = item.strides
+        pad = len(replaced) - len(shape)
+        # (broadcast to the indices' shape, then reshaped with size-1 dims around it: those
+        # keep a stride where the result's dim has size 1 too, as a view's size-1 dims do)
+        strides = [0] * pad + list(strides)
+        shape = (1,) * pad + tuple(shape)
+        outer = shape[0] * strides[0] if shape else 8
+        inner = strides[-1] if shape else 8
+        full = [outer] * place + strides + [inner] * (out.ndim - place - len(replaced))
+        rows.append([0 if size != 1 and (k < place or k >= place + len(replaced)
+                                         or shape[k - place] == 1) else stride
+                     for k, (size, stride) in enumerate(zip(out.shape, full))])
+    order = _layout._iterator_order(out.shape, rows)
+    wanted = [0] * out.ndim
+    step = out.itemsize
+    for dim in order:
+        wanted[dim] = step
+        step *= out.shape[dim]
+    if tuple(wanted) == out.strides:
+        return out
+    result = np.lib.stride_tricks.as_strided(np.empty(out.size, out.dtype), out.shape,
+                                             tuple(wanted))
+    np.copyto(result, out)
+    return result
 
 
 def index_backward(grad, input_sizes: tuple, index):

@@ -272,10 +272,16 @@ class Trace(Op):
         return np.asarray(total).astype(a.dtype)
 
     def backward(self, grad):
+        # torch's trace_backward: zeros(rows * cols).index_fill_(0, every (cols + 1)-th
+        # position, grad).view(rows, cols): ViewBackward0 <- IndexFillBackward1 under
+        # create_graph, and _version 2 (the zeros and the fill written in place)
+        from .._creation import arange
+
         rows, cols = self.input_shape()
-        diagonal = grad.expand(min(rows, cols))
-        return DiagonalBackward.apply(diagonal, input_sizes=(rows, cols), offset=0, dim1=0,
-                                      dim2=1)
+        flat = grad.new_zeros(rows * cols)
+        flat._bump_version()
+        flat.index_fill_(0, arange(0, rows * cols, cols + 1), grad)
+        return flat.view(rows, cols)
 
     jvp = auto_linear
 

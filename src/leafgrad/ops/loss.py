@@ -334,6 +334,10 @@ class _PointwiseBackward(Op):
 
     __slots__ = ()
     inputs = ("grad_output", "self", "target")
+    # torch's kernel writes into zeros_like(self): a bfloat16 self gives a bfloat16 gradient
+    # from this node itself (generated-program seed 20005448: a float64 input's bfloat16
+    # target had a ToCopyBackward0 after it here)
+    bfloat16_follows_self = 1
     saves = {"grad_output": ("self", "target"), "self": ("grad_output", "self", "target"),
              "target": ("grad_output", "self", "target")}
     broadcasts = True

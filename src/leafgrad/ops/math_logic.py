@@ -96,8 +96,9 @@ class Where(Op):
             if not out.size:  # (empty arrays are all row-major by NumPy's flags)
                 return _layout.iterated(out, (mask, a, b))
             for operand in (mask, a, b):
-                if type(operand) is np.ndarray and operand.ndim > 1 \
-                        and not operand.flags.c_contiguous:
+                if type(operand) is np.ndarray and operand.ndim > 1 and (
+                        not operand.flags.c_contiguous
+                        or 1 in operand.shape and _layout.size_one_strides(operand)):
                     return _layout.iterated(out, (mask, a, b))
         return out
 

@@ -471,8 +471,12 @@ class BatchNormBackward(RecordedFormula, Op):
 
     @classmethod
     def record(cls, node, grad, x, weight, mask):
-        return cls.apply(grad, x, weight, None, None, mask=mask, shape=node.input_shape(0),
-                         bias_shape=node.input_shape(2) if mask[2] else None, **node._params)
+        return _mark_unweighted(node, cls.apply(
+            grad, x, weight, None, None, mask=mask, shape=node.input_shape(0),
+            bias_shape=node.input_shape(2) if mask[2] else None, **node._params))
+
+    def backward(self, grads):
+        return super().backward(_affine_only(self, grads))
 
     @classmethod
     def formula(cls, grad, x, weight, save_mean, save_invstd, mask, shape, bias_shape, **p):
@@ -496,6 +500,34 @@ class BatchNormBackward(RecordedFormula, Op):
         return super().forward(ctx, *arrays, **params)
 
 
+def _affine_only(node, grads):
+    """torch's batchnorm_double_backward and layer_norm_double_backward read the gradients of
+    the weight's and the bias's gradients only when the norm is affine (a weight given): with
+    a bias alone, the bias gradient's own backward reaches nothing (generated-program seed
+    20006051: x.grad and bias.grad stayed None in torch after grad(bias).sum().backward())."""
+    if len(grads) == 3 and (grads[1] is not None or grads[2] is not None) and getattr(
+            node, "_unweighted", False):
+        if grads[0] is not None and grads[2] is not None and not isinstance(
+                node, LayerNormBackward):
+            # batchnorm_double_backward adds the bias term, undefined without a weight, to
+            # the input term's gradient: C++'s error for the missing operand
+            raise RuntimeError("Expected a proper Tensor but got None (or an undefined Tensor "
+                               "in C++) for argument #1 'other'")
+        return (grads[0], None, None)
+    return grads
+
+
+def _mark_unweighted(forward_node, outputs):
+    """Tell the node that made ``outputs`` whether its norm had no weight (see _affine_only;
+    its own weight operand is None also where the weight was given but is not needed)."""
+    if forward_node._input_meta[1] is None:
+        for out in outputs:
+            if out is not None and out._node is not None:
+                out._node._unweighted = True
+                break
+    return outputs
+
+
 @register
 class LayerNormBackward(BatchNormBackward):
     """torch's native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd,
@@ -510,8 +542,9 @@ class LayerNormBackward(BatchNormBackward):
     @classmethod
     def record(cls, node, grad, x, weight, mask):
         bias = node.saved("bias") if (node._saved or {}).get("bias") is not None else None
-        return cls.apply(grad, x, None, None, weight, bias, mask=mask, shape=node.input_shape(0),
-                         bias_shape=node.input_shape(2) if mask[2] else None, **node._params)
+        return _mark_unweighted(node, cls.apply(
+            grad, x, None, None, weight, bias, mask=mask, shape=node.input_shape(0),
+            bias_shape=node.input_shape(2) if mask[2] else None, **node._params))
 
     @classmethod
     def formula(cls, grad, x, mean, rstd, weight, bias, mask, shape, bias_shape, **p):
@@ -743,8 +776,9 @@ class BatchNormEval(Op):
         # torch's node (one, 3 outputs); recorded in a capture too, whose values are then the
         # kernel's (BatchNormEvalBackward.forward), as eagerly
         if records_double_backward() or _recorded_in_capture():
-            outputs = BatchNormEvalBackward.apply(grad, x, weight, None, None, mask=mask,
-                                                  shape=self.input_shape(0), **self._params)
+            outputs = _mark_unweighted(self, BatchNormEvalBackward.apply(
+                grad, x, weight, None, None, mask=mask, shape=self.input_shape(0),
+                **self._params))
             return tuple(out if needed else None for out, needed in zip(outputs, mask))
         return BatchNormEval.grads(grad, x, weight, self._params, mask, self.input_shape(0),
                                    kernel=plain_backward())
@@ -810,6 +844,9 @@ class BatchNormEvalBackward(RecordedFormula, Op):
     @staticmethod
     def formula(grad, x, weight, save_mean, save_invstd, mask, shape, **p):
         return BatchNormEval.grads(grad, x, weight, p, mask, shape)
+
+    def backward(self, grads):
+        return super().backward(_affine_only(self, grads))
 
     @classmethod
     def forward(cls, ctx, grad, x, weight, save_mean, save_invstd, mask, shape, **p):

@@ -38,6 +38,10 @@ _SCAN_ACCUMULATOR = {np.dtype(np.float32): np.float64, np.dtype(np.float16): np.
 def _scan(scan, a: np.ndarray, dim: int, acc) -> np.ndarray:
     out_dtype = np.dtype(acc) if acc is not None else a.dtype
     wide = _SCAN_ACCUMULATOR.get(out_dtype)
+    if wide is None and out_dtype.name == "bfloat16":
+        wide = np.float32  # (bfloat16's acc_type is float too)
+    if a.dtype != out_dtype:
+        a = a.astype(out_dtype)  # torch scans self.to(dtype): the input is rounded first
     if wide is None:
         return scan(a, axis=dim, dtype=acc)
     return scan(a, axis=dim, dtype=wide).astype(out_dtype)
@@ -58,7 +62,7 @@ class Cumsum(Op):
         if a.ndim == 0:
             return np.array(a, dtype=acc or a.dtype)
         out = _layout.contiguous(_scan(np.cumsum, a, dim, acc))
-        if out.dtype.kind in "fc":
+        if out.dtype.kind in "fc" or _dtype.is_bfloat16_array(out):
             # torch's running sum starts at +0., so a run of -0. sums to +0. (NumPy's starts
             # at the first element and keeps -0.: a cumprod gradient of zeros had the other
             # signs, generated-program seed 27302)

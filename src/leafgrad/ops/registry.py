@@ -290,7 +290,8 @@ class Op(Node):
     opmath_scalars = False
     bfloat16_finish = None  # adjusts the rounded result where torch's kernel has a scalar path
     # the result has self's dtype whatever the other operands' (torch writes into an output of
-    # the input's dtype: soft_margin_loss(bf16, float32 target) is bfloat16)
+    # the input's dtype: soft_margin_loss(bf16, float32 target) is bfloat16); an int: the
+    # operand at that position decides (a loss's backward node writes into zeros_like(self))
     bfloat16_follows_self = False
     # torch's kernel name where it has no bfloat16 kernel (its '"<kernel>" not implemented for
     # 'BFloat16'' error), or a function of the operand arrays and params giving the error

@@ -76,8 +76,13 @@ class _Cumextremum(MultiOutput):
             return grad
         if grad.numel() == 0:  # torch's cummaxmin_backward returns the (empty) input itself
             return self.saved("self")
-        return ScatterAdd.apply(grad.new_zeros(shape), grad, dim=self._params["dim"],
-                                index=self.saved("indices"))
+        result = ScatterAdd.apply(grad.new_zeros(shape), grad, dim=self._params["dim"],
+                                  index=self.saved("indices"))
+        # torch's cummaxmin_backward writes at::zeros and then scatter_add_s into it: the
+        # gradient's _version is 2 (generated-program seed 20005124)
+        result._bump_version()
+        result._bump_version()
+        return result
 
     def jvp(self, tangents, primals, result):
         # the tangent at the selected index (torch: self_t.gather(dim, indices))
@@ -162,6 +167,9 @@ class Logcumsumexp(Op):
         wide = _SCAN_ACCUMULATOR.get(a.dtype, a.dtype)
         with np.errstate(invalid="ignore"):
             out = np.logaddexp.accumulate(a.astype(wide, copy=False), axis=dim)
+        # torch's running value starts at -inf: the first step is x + log1p(0), so -0. is +0.
+        # (NumPy's accumulate copies the first element)
+        out += 0
         return _layout.contiguous(out.astype(a.dtype, copy=False))
 
     def backward(self, grad):
