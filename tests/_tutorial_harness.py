@@ -8,6 +8,8 @@ import io
 import re
 import warnings
 
+import pytest
+
 
 def attempt(function):
     """Print the exception a call raises as torch's tests compare it: type and first line."""
@@ -45,3 +47,19 @@ def first_difference(snippet, ours, theirs):
     if len(got) != len(want):
         return min(len(got), len(want)), got[len(want):][:1], want[len(got):][:1]
     return None
+
+
+@pytest.fixture
+def default_validation():
+    """Distribution argument validation at its default (on) in torch: its dynamo switches it
+    off for the rest of the process once a test in the worker has compiled with it
+    (_dynamo/eval_frame.py's TorchPatcher), which made snippets that print a distribution's
+    argument error depend on test order (tutorials10's distributions_zoo). A fixture of the
+    tutorial files (imported there)."""
+    from tests._torch import require_torch
+
+    torch = require_torch()
+    saved = torch.distributions.Distribution._validate_args
+    torch.distributions.Distribution.set_default_validate_args(True)
+    yield
+    torch.distributions.Distribution.set_default_validate_args(saved)

@@ -17,6 +17,7 @@ import pytest
 import leafgrad as lg
 from tests._torch import require_torch
 from tests._tutorial_harness import attempt, first_difference
+from tests._tutorial_harness import default_validation  # noqa: F401 - a fixture
 
 torch = require_torch()
 
@@ -1949,7 +1950,7 @@ SNIPPETS = [morvan_torch_numpy, morvan_activation_regression, morvan_save_batch_
 
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda snippet: snippet.__name__)
-def test_tutorial_prints_as_torch(snippet):
+def test_tutorial_prints_as_torch(snippet, default_validation):
     assert first_difference(snippet, lg, torch) is None
 
 

@@ -28,6 +28,7 @@ import pytest
 import leafgrad as lg
 from tests._torch import require_torch
 from tests._tutorial_harness import attempt, first_difference
+from tests._tutorial_harness import default_validation  # noqa: F401 - a fixture
 
 torch = require_torch()
 
@@ -2290,17 +2291,6 @@ SNIPPETS = [mrd_workflow, mrd_classification, mrd_custom_datasets, recipes,
             uva_pixelcnn_flows, uva_autoencoder_adversarial, uva_vit, cs231n_checks,
             module_load_recipes, parametrizations, schedulers_samplers,
             distributions_tutorial, printing_options, uva_intro_protonet]
-
-
-@pytest.fixture
-def default_validation():
-    """Distribution argument validation at its default (on) in both libraries: torch's dynamo
-    switches torch's off for the whole process once any test has compiled with it
-    (_dynamo/eval_frame.py's TorchPatcher), which would make these snippets depend on order."""
-    saved = torch.distributions.Distribution._validate_args
-    torch.distributions.Distribution.set_default_validate_args(True)
-    yield
-    torch.distributions.Distribution.set_default_validate_args(saved)
 
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda snippet: snippet.__name__)

@@ -20,6 +20,7 @@ import pytest
 import leafgrad as lg
 from tests._torch import require_torch
 from tests._tutorial_harness import attempt, first_difference
+from tests._tutorial_harness import default_validation  # noqa: F401 - a fixture
 
 torch = require_torch()
 
@@ -2126,16 +2127,6 @@ SNIPPETS = [tensor_puzzles, autodiff_puzzles, loeber_basics_autograd, loeber_bac
             strides_and_graphs, compile_intro, persson_tensor_basics, persson_seq2seq_text,
             persson_architectures, pt_dynamic_net_distillation, sdpa_tutorial,
             loeber_lr_schedulers, autograd_function_walkthrough]
-
-
-@pytest.fixture
-def default_validation():
-    """Distribution argument validation at its default (on) in both libraries (torch's dynamo
-    switches torch's off for the whole process once any test has compiled with it)."""
-    saved = torch.distributions.Distribution._validate_args
-    torch.distributions.Distribution.set_default_validate_args(True)
-    yield
-    torch.distributions.Distribution.set_default_validate_args(saved)
 
 
 @pytest.fixture(scope="module")
