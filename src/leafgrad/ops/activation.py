@@ -649,6 +649,12 @@ class SoftplusBackward(ActivationBackward, Op):
         return grad_grad, grad_x
 
 
+def _grad_enabled() -> bool:
+    from ..autograd.grad_mode import state
+
+    return state.grad_enabled
+
+
 @register
 class Mish(Op):
     node = "MishBackward0"
@@ -665,6 +671,11 @@ class Mish(Op):
     def backward(self, grad):
         x = self.saved("self")
         s = x.sigmoid()
+        if _grad_enabled():
+            # torch's infinitely_differentiable_mish_backward (grad mode on, as derivatives.yaml
+            # chooses it: create_graph, and leafgrad.compile's capture of one), in its order
+            t = x.exp().log1p().tanh()
+            return grad * (t + x * s * (1.0 - t * t))
         t = (x.exp() + 1).log().tanh()  # tanh(softplus(x))
         return grad * (t + x * s * (1 - t * t))
 
