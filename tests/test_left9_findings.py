@@ -10,11 +10,18 @@
    Scalar sign product (igammac negates grad), frexp's is ``grad / exponent.exp2()`` (float32
    powers of two: 0 for exponents of 128 and more). The node multisets of the first and second
    derivatives, for every subset of inputs requiring grad, and the values' bits equal torch's.
+2. ``_version`` of gradients as torch's writes leave it: the engine's in-place sum of two
+   gradients (InputBuffer's add_), AccumulateGrad's copy into the leaf's layout
+   (clone_obey_contract's copy_), cummax/cummin's zeros().scatter_add_(), trace's
+   zeros().index_fill_() (IndexFillBackward1 and ViewBackward0 under create_graph, as torch's
+   trace_backward), as_strided's copy into new zeros.
 """
 
 from __future__ import annotations
 
 import collections
+import itertools
+import warnings
 
 import numpy as np
 
@@ -155,3 +162,121 @@ def test_frexp_gradient_is_grad_over_float32_power_of_two():
             g, = lib.autograd.grad(mantissa, x, grad_out, create_graph=True)
             seen.append((g.detach().float().numpy().tobytes(), g.grad_fn.name()))
         assert seen[0] == seen[1], dtype
+
+
+def _versions(*tensors):
+    return tuple(None if t is None else t._version for t in tensors)
+
+
+def _leaf(lib, dtype, *shape):
+    return lib.randn(shape, dtype=dtype).requires_grad_()
+
+
+def _summed_in_place(lib, dtype):
+    a = _leaf(lib, dtype, 3)
+    b = a.exp()
+    g, = lib.autograd.grad((b.sin() + b.cos()).sum(), b)
+    return _versions(g)
+
+
+def _regenerated_view(lib, dtype, create_graph):
+    a = _leaf(lib, dtype, 2, 3)
+    x = a * 1
+    view = x[1:]
+    x.mul_(2)
+    g, = lib.autograd.grad((view * view).sum(), x, create_graph=create_graph)
+    return _versions(g)
+
+
+def _backward_then(lib, dtype, first, second, shape=(3,), make=None):
+    a = make(lib, dtype) if make else _leaf(lib, dtype, *shape)
+    (a * 2).sum().backward(create_graph=first)
+    (a * 3).sum().backward(create_graph=second)
+    return _versions(a, a.grad)
+
+
+def _user_gradient(lib, dtype, through):
+    a = _leaf(lib, dtype, 3)
+    g = lib.ones(3, dtype=dtype)
+    through(a).backward(g)
+    return _versions(a, a.grad, g), a.grad is g
+
+
+VERSION_PROGRAMS = {
+    # the engine's in-place sum of two gradients (InputBuffer's old_var.add_(var))
+    "summed gradient": _summed_in_place,
+    "summed twice into a leaf": lambda lib, dt: _backward_then(lib, dt, False, False),
+    # AccumulateGrad's copy into the leaf's layout (clone_obey_contract: copy_, _version 1)
+    "sum's expanded gradient": lambda lib, dt: (
+        lambda a: (a.sum().backward(), _versions(a, a.grad), a.grad.stride())[1:])(
+            _leaf(lib, dt, 3)),
+    "transposed gradient": lambda lib, dt: (
+        lambda a: (a.t().sum().backward(), _versions(a, a.grad), a.grad.stride())[1:])(
+            _leaf(lib, dt, 3, 4)),
+    "transposed leaf": lambda lib, dt: (
+        lambda a: ((a * 2).sum().backward(), _versions(a, a.grad), a.grad.stride())[1:])(
+            lib.randn(4, 3, dtype=dt).t().requires_grad_()),
+    "channels_last leaf": lambda lib, dt: (
+        lambda a: ((a * 2).sum().backward(), _versions(a, a.grad), a.grad.stride())[1:])(
+            lib.randn(2, 3, 4, 5, dtype=dt).contiguous(memory_format=lib.channels_last)
+            .requires_grad_()),
+    "the user's gradient": lambda lib, dt: _user_gradient(lib, dt, lambda a: a),
+    "the user's gradient through clone": lambda lib, dt: _user_gradient(lib, dt,
+                                                                        lambda a: a.clone()),
+    "the user's gradient through + 0": lambda lib, dt: _user_gradient(lib, dt, lambda a: a + 0),
+    "create_graph then plain": lambda lib, dt: _backward_then(lib, dt, True, False),
+    "create_graph twice": lambda lib, dt: _backward_then(lib, dt, True, True),
+    "plain then create_graph": lambda lib, dt: _backward_then(lib, dt, False, True),
+    "create_graph, transposed leaf": lambda lib, dt: _backward_then(
+        lib, dt, True, False, make=lambda lib, dt: lib.randn(4, 3, dtype=dt).t()
+        .requires_grad_()),
+    "stolen gradient": lambda lib, dt: (
+        lambda a: ((a * 2).sum().backward(), _versions(a, a.grad))[1])(_leaf(lib, dt, 3)),
+    # backward formulas that write in place
+    "cummax": lambda lib, dt: _formula(lib, dt, lambda a: lib.cummax(a, 1).values, (2, 3)),
+    "cummin": lambda lib, dt: _formula(lib, dt, lambda a: a.cummin(0)[0], (2, 3)),
+    "cummax 0-d": lambda lib, dt: _formula(lib, dt, lambda a: a.cummax(0).values, ()),
+    "trace": lambda lib, dt: _formula(lib, dt, lib.trace, (3, 4)),
+    "trace square": lambda lib, dt: _formula(lib, dt, lambda a: a.trace(), (3, 3)),
+    "as_strided": lambda lib, dt: _formula(lib, dt, lambda a: a.as_strided((2, 2), (1, 2)), (6,)),
+    "as_strided overlapping": lambda lib, dt: _formula(
+        lib, dt, lambda a: a.as_strided((3, 2), (1, 1)), (6,)),
+    "regenerated view": lambda lib, dt: _regenerated_view(lib, dt, False),
+    "regenerated view, create_graph": lambda lib, dt: _regenerated_view(lib, dt, True),
+}
+
+
+def _formula(lib, dtype, fn, shape):
+    seen = []
+    for create_graph in (False, True):
+        a = _leaf(lib, dtype, *shape)
+        out = fn(a)
+        g, = lib.autograd.grad(out, a, lib.ones_like(out), create_graph=create_graph)
+        seen.append((_versions(a, g), g.grad_fn and g.grad_fn.name()))
+    return seen
+
+
+def test_version_counters_of_gradients_match_torch():
+    for (name, program), dtype in itertools.product(VERSION_PROGRAMS.items(),
+                                                    ("float32", "float64")):
+        seen = []
+        for lib in (torch, leafgrad):
+            lib.manual_seed(0)
+            with warnings.catch_warnings():  # (both warn of backward(create_graph=True)'s cycle)
+                warnings.simplefilter("ignore")
+                seen.append(program(lib, getattr(lib, dtype)))
+        assert seen[0] == seen[1], (name, dtype, seen)
+
+
+def test_trace_gradient_graph_is_index_fill_and_view():
+    for shape, dtype, create_graph in itertools.product(
+            ((3, 4), (4, 3), (3, 3), (1, 5), (0, 3)), ("float32", "float64", "complex128"),
+            (False, True)):
+        seen = []
+        for lib in (torch, leafgrad):
+            a = lib.ones(*shape, dtype=getattr(lib, dtype)).cumsum(0).requires_grad_()
+            grad_out = lib.tensor(2.5, dtype=getattr(lib, dtype), requires_grad=True)
+            g, = lib.autograd.grad(lib.trace(a), a, grad_out, create_graph=create_graph)
+            seen.append((_names(g), _bits(g), g.stride(), g._version))
+        assert seen[0] == seen[1], (shape, dtype, create_graph)
+

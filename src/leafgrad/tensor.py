@@ -1530,7 +1530,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 # view shared memory with other leaves' grads: stack's unbind, zeroed by another
                 # optimizer's zero_grad, generated-program seed 45325)
                 if not grad._requires_grad:
-                    self._grad_value = _wrap(_copy_obeying_layout(grad._data, self._data, grad))
+                    self._grad_value = _copied_grad(grad, self._data)
                 elif _grad_state.grad_layout_enforced:
                     # into the leaf's layout (new_empty_strided of the leaf, copy_): a
                     # transposed leaf's grad is transposed too
@@ -1548,7 +1548,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 keep = grad._node is None and not _dual_state.active and grad._base is None
                 self._grad_value = grad if keep else grad.detach()
             else:
-                self._grad_value = _wrap(_copy_obeying_layout(grad._data, self._data, grad))
+                self._grad_value = _copied_grad(grad, self._data)
         elif old._data.__class__ is not self._data.__class__ and getattr(old, "is_sparse",
                                                                         False):
             # a dense gradient onto a sparse .grad: torch's accumulateGrad adds dense + sparse
@@ -2688,6 +2688,17 @@ def _copy_obeying_layout(grad: np.ndarray, leaf: np.ndarray, tensor=None) -> np.
     out = _strided_empty(grad.shape, strides, grad.dtype)
     np.copyto(out, grad)
     return out
+
+
+def _copied_grad(grad: "Tensor", leaf: np.ndarray) -> "Tensor":
+    """The copy AccumulateGrad stores when it cannot keep ``grad`` (torch's
+    clone_obey_contract): for a non-overlapping and dense leaf, new_empty_strided(leaf's
+    layout).copy_(grad), a write (_version 1); else grad.clone() (_version 0)."""
+    copy = _wrap(_copy_obeying_layout(grad._data, leaf, grad))
+    if _grad_state.grad_layout_enforced and (leaf.size == 0 or
+                                             _leaf_strides(leaf) is not None):
+        copy._vc = [1]
+    return copy
 
 
 def _can_steal(grad: "Tensor") -> bool:

@@ -571,6 +571,14 @@ def _sum_in_place(previous, grad) -> bool:
             np.add(data, other, out=data)
     finally:
         _loud(token)
+    # torch's old_var.add_(var) counts as a write: the sum has _version 1 more (a gradient
+    # autograd.grad returns, or .grad keeps it). The buffer's tensor is private, no view, and
+    # nothing traced it (leafgrad.compile replays this sum as a whole)
+    counter = previous._vc
+    if counter is None:
+        previous._vc = [1]
+    else:
+        counter[0] += 1
     return True
 
 

@@ -273,10 +273,17 @@ class Trace(Op):
         return np.asarray(total).astype(a.dtype)
 
     def backward(self, grad):
+        # torch's trace_backward: zeros(rows * cols) (a zero_: _version 1), index_fill_(0,
+        # arange(0, rows * cols, cols + 1), grad) (IndexFillBackward1, _version 2), viewed as
+        # (rows, cols) (ViewBackward0)
+        from .gather_fill import IndexFillTensor
+
         rows, cols = self.input_shape()
-        diagonal = grad.expand(min(rows, cols))
-        return DiagonalBackward.apply(diagonal, input_sizes=(rows, cols), offset=0, dim1=0,
-                                      dim2=1)
+        count = rows * cols
+        filled = IndexFillTensor.apply(grad.new_zeros(count), grad, dim=0,
+                                       index=np.arange(0, count, cols + 1, dtype=np.int64))
+        filled._vc = [2]
+        return filled.view(rows, cols)
 
     jvp = auto_linear
 

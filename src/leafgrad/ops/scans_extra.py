@@ -69,12 +69,14 @@ class _Cumextremum(MultiOutput):
         if grad is None:
             return None
         shape = self.input_shape()
-        if len(shape) == 0:
-            return grad
         if grad.numel() == 0:  # torch's cummaxmin_backward returns the (empty) input itself
             return self.saved("self")
-        return ScatterAdd.apply(grad.new_zeros(shape), grad, dim=self._params["dim"],
-                                index=self.saved("indices"))
+        # torch's cummaxmin_backward: zeros(...) (a zero_: _version 1), then scatter_add_ in
+        # place (_version 2)
+        result = ScatterAdd.apply(grad.new_zeros(shape), grad, dim=self._params["dim"],
+                                  index=self.saved("indices"))
+        result._vc = [2]
+        return result
 
     def jvp(self, tangents, primals, result):
         # the tangent at the selected index (torch: self_t.gather(dim, indices))
