@@ -15,6 +15,11 @@
    (clone_obey_contract's copy_), cummax/cummin's zeros().scatter_add_(), trace's
    zeros().index_fill_() (IndexFillBackward1 and ViewBackward0 under create_graph, as torch's
    trace_backward), as_strided's copy into new zeros.
+3. A module backward pre-hook's None for an output gradient passes no gradient into the
+   module (its parameters get none) and zeros to its inputs: torch's engine runs a custom
+   Function's node (BackwardHookFunction's too) even when no gradient reached it. A saved-tensor
+   unpack hook's tensor of another shape: a gradient the engine sums back (validate_outputs) or
+   torch's broadcast error; an integer tensor for a saved leaf: torch's requires-grad error.
 """
 
 from __future__ import annotations
@@ -279,4 +284,130 @@ def test_trace_gradient_graph_is_index_fill_and_view():
             g, = lib.autograd.grad(lib.trace(a), a, grad_out, create_graph=create_graph)
             seen.append((_names(g), _bits(g), g.stride(), g._version))
         assert seen[0] == seen[1], (shape, dtype, create_graph)
+
+
+def _outcome(call):
+    try:
+        result = call()
+    except Exception as error:  # noqa: BLE001 - type and first line are compared
+        return type(error).__name__, str(error).splitlines()[0]
+    return "ok", result
+
+
+def _grads(*tensors):
+    return tuple(None if t.grad is None else _bits(t.grad) for t in tensors)
+
+
+def _pre_hook_program(lib, module_kind, returned, full_hook):
+    seen = []
+
+    class TwoOutputs(lib.nn.Module):
+        def forward(self, a, b):
+            return a * 2, b * 3
+
+    if module_kind == "linear":
+        module = lib.nn.Linear(3, 2, dtype=lib.float64)
+        inputs = (lib.randn(4, 3, dtype=lib.float64, requires_grad=True),)
+    else:
+        module = TwoOutputs()
+        inputs = tuple(lib.randn(3, dtype=lib.float64, requires_grad=True) for _ in range(2))
+    module.register_full_backward_pre_hook(lambda m, grad_out: returned(grad_out))
+    if full_hook:
+        module.register_full_backward_hook(lambda m, grad_in, grad_out: seen.append(
+            (tuple(None if g is None else _bits(g) for g in grad_in),
+             tuple(None if g is None else _bits(g) for g in grad_out))))
+    out = module(*inputs)
+    out = out if isinstance(out, tuple) else (out,)
+    sum((o * (i + 2)).sum() for i, o in enumerate(out)).backward()
+    return _grads(*inputs, *module.parameters()), seen
+
+
+def test_backward_pre_hook_none_entries_pass_no_gradient():
+    """A module backward pre-hook's None replaces that output's gradient by none: the module's
+    own nodes pass nothing (parameters get no .grad), its inputs' BackwardHookFunction (a
+    custom Function) materializes zeros, as torch."""
+    returns = {"(None,) / (None, g1)": lambda g: (None,) * (len(g) - 1) + (None,) if len(g) == 1
+               else (None, g[1]),
+               "(g0, None)": lambda g: (g[0],) + (None,) * (len(g) - 1),
+               "all None": lambda g: (None,) * len(g),
+               "doubled": lambda g: tuple(None if x is None else x * 2 for x in g),
+               "None (keep)": lambda g: None}
+    for (name, returned), kind, full_hook in itertools.product(
+            returns.items(), ("linear", "two outputs"), (False, True)):
+        seen = []
+        for lib in (torch, leafgrad):
+            lib.manual_seed(0)
+            seen.append(_outcome(lambda: _pre_hook_program(lib, kind, returned, full_hook)))
+        assert seen[0] == seen[1], (name, kind, full_hook)
+
+
+def test_function_backward_runs_with_zeros_when_no_gradient_arrives():
+    """torch's engine calls a custom Function's backward (materialized zeros) even when every
+    gradient reaching it is undefined (a Function above returned None, a built-in node passed
+    nothing on); with set_materialize_grads(False) it gets None."""
+    for materialize, between in itertools.product((True, False),
+                                                  ("direct", "mul", "two uses")):
+        seen = []
+        for lib in (torch, leafgrad):
+            calls = []
+
+            class Drop(lib.autograd.Function):
+                @staticmethod
+                def forward(ctx, x):
+                    return x * 2
+
+                @staticmethod
+                def backward(ctx, g):
+                    return None
+
+            class Probe(lib.autograd.Function):
+                @staticmethod
+                def forward(ctx, x):
+                    ctx.set_materialize_grads(materialize)
+                    return x.clone()
+
+                @staticmethod
+                def backward(ctx, g):
+                    calls.append(None if g is None else _bits(g))
+                    return None if g is None else g + 1
+
+            x = lib.randn(3, dtype=lib.float64, requires_grad=True)
+            y = Probe.apply(x)
+            if between == "mul":
+                y = y * 3
+            out = Drop.apply(y).sum()
+            if between == "two uses":
+                out = out + Drop.apply(y * 2).sum()
+            out.backward()
+            seen.append((calls, None if x.grad is None else _bits(x.grad)))
+        assert seen[0] == seen[1], (materialize, between)
+
+
+def test_saved_tensor_unpack_of_another_shape_or_dtype():
+    """What an unpack hook returns is used as it is, as torch: a shape that broadcasts gives a
+    gradient the engine sums back to the input's shape (validate_outputs), one that does not
+    torch's broadcast error (NumPy's ValueError before); an integer tensor for a saved leaf
+    that required grad is torch's requires-grad error."""
+    ops = {"exp": lambda x: x.exp(), "sin": lambda x: x.sin(), "mul": lambda x: x * x,
+           "pow": lambda x: x ** 3, "div": lambda x: x / (x + 3), "log": lambda x: (x * x + 1).log(),
+           "addcmul": lambda x: x.addcmul(x, x), "sqrt": lambda x: (x * x + 1).sqrt()}
+    unpacks = {"first two": lambda t: t.reshape(-1)[:2], "column": lambda t: t.reshape(-1, 1),
+               "float32": lambda t: t.float(), "int64": lambda t: t.long(),
+               "bool": lambda t: t > 0, "repeated": lambda t: t.reshape(-1).repeat(2),
+               "0-d": lambda t: t.reshape(-1)[0]}
+    for (op_name, op), (unpack_name, unpack) in itertools.product(ops.items(), unpacks.items()):
+        seen = []
+        for lib in (torch, leafgrad):
+            def run():
+                x = lib.tensor([0.5, -1.0, 2.0], dtype=lib.float64, requires_grad=True)
+                with lib.autograd.graph.saved_tensors_hooks(lambda t: t, unpack):
+                    y = op(x)
+                y.sum().backward()
+                return tuple(x.grad.shape), str(x.grad.dtype).split(".")[1], np.round(
+                    x.grad.numpy(), 12)
+
+            outcome = _outcome(run)
+            seen.append(outcome if outcome[0] != "ok" else (outcome[1][0], outcome[1][1],
+                                                             outcome[1][2].tolist()))
+        assert seen[0] == seen[1], (op_name, unpack_name)
 
