@@ -20,6 +20,10 @@
    Function's node (BackwardHookFunction's too) even when no gradient reached it. A saved-tensor
    unpack hook's tensor of another shape: a gradient the engine sums back (validate_outputs) or
    torch's broadcast error; an integer tensor for a saved leaf: torch's requires-grad error.
+4. sort/argsort's arguments as torch's parser reads them (stable by keyword only, its own
+   overload; dim None/bool/float: the invalid-combination error), and the reductions' dim
+   lists (repeated and out-of-range dims already agreed; a non-int item is torch's "failed to
+   unpack" error for logsumexp, var/std(_mean), count_nonzero, nansum/nanmean, amax/amin).
 """
 
 from __future__ import annotations
@@ -411,3 +415,77 @@ def test_saved_tensor_unpack_of_another_shape_or_dtype():
                                                              outcome[1][2].tolist()))
         assert seen[0] == seen[1], (op_name, unpack_name)
 
+
+SORT_CALLS = {
+    "stable positional": lambda lib, t: lib.sort(t, True),
+    "four positional": lambda lib, t: lib.sort(t, True, 0, True),
+    "method three positional": lambda lib, t: t.sort(0, True, True),
+    "positional dim with stable": lambda lib, t: lib.sort(t, 1, True, stable=False),
+    "method positional dim with stable": lambda lib, t: t.sort(1, stable=True),
+    "stable None positional dim": lambda lib, t: lib.sort(t, 0, stable=None),
+    "dim None": lambda lib, t: t.sort(dim=None),
+    "dim bool": lambda lib, t: lib.sort(t, dim=True),
+    "dim float": lambda lib, t: t.sort(dim=1.5),
+    "dim str": lambda lib, t: lib.sort(t, dim="a"),
+    "dim tensor": lambda lib, t: lib.sort(t, lib.tensor(1)),
+    "dim out of range": lambda lib, t: lib.sort(t, -3),
+    "descending str": lambda lib, t: lib.sort(t, descending="x"),
+    "stable str": lambda lib, t: lib.sort(t, stable="x"),
+    "unknown keyword": lambda lib, t: t.sort(foo=1),
+    "stable keywords": lambda lib, t: lib.sort(t, stable=True, dim=0, descending=True),
+    "stable None": lambda lib, t: t.sort(stable=None, descending=True),
+    "out= list": lambda lib, t: lib.sort(t, stable=True, out=[lib.empty(0)]),
+    "argsort stable positional": lambda lib, t: lib.argsort(t, True),
+    "argsort stable positional, dim keyword": lambda lib, t: lib.argsort(t, True, dim=0),
+    "argsort four positional": lambda lib, t: lib.argsort(t, 0, True, True),
+    "argsort method three positional": lambda lib, t: t.argsort(0, True, True),
+    "argsort dim bool": lambda lib, t: t.argsort(dim=False),
+    "argsort dim None": lambda lib, t: lib.argsort(t, dim=None),
+    "argsort dim tensor": lambda lib, t: t.argsort(dim=lib.tensor(0)),
+    "argsort stable None": lambda lib, t: lib.argsort(t, stable=None),
+    "argsort stable keywords": lambda lib, t: t.argsort(stable=True, dim=1, descending=True),
+    "argsort positional": lambda lib, t: lib.argsort(t, 0, True),
+}
+
+
+def test_sort_and_argsort_arguments_as_torchs_parser_reads_them():
+    for name, call in SORT_CALLS.items():
+        seen = []
+        for lib in (torch, leafgrad):
+            t = lib.tensor([[3.0, 1.0, 2.0], [0.0, 5.0, 2.0]])
+            outcome = _outcome(lambda: call(lib, t))  # noqa: B023
+            if outcome[0] == "ok":
+                result = outcome[1]
+                parts = result if isinstance(result, tuple) else (result,)
+                outcome = ("ok", [(p.tolist(), p.dtype is lib.int64) for p in parts])
+            seen.append(outcome)
+        assert seen[0] == seen[1], name
+
+
+REDUCTIONS = ("sum", "mean", "amax", "amin", "std", "var", "logsumexp", "norm", "count_nonzero",
+              "nansum", "nanmean", "var_mean", "std_mean", "prod")
+# (sum's and mean's float in a dim list: see the report; their non-int dims keep leafgrad's
+# message, the hot path has no parser wrapper)
+DIM_LISTS = ((0, 0), (1, -1), (0, 3), (-4,), (5,), (0, 1, 0), [0, 2], [2, 0], (0, -3),
+             [-1, -1], (3, 3), [1, 1.0], [1.0, 0], "a")
+
+
+def test_reduction_dim_lists_as_torch_reads_them():
+    for name, dims, form in itertools.product(REDUCTIONS, DIM_LISTS,
+                                              ("positional", "keyword", "method", "3-d")):
+        if name in ("sum", "mean") and (isinstance(dims, str) or any(
+                isinstance(d, float) for d in dims)):
+            continue
+        seen = []
+        for lib in (torch, leafgrad):
+            t = lib.ones(2, 3) if form != "3-d" else lib.ones(2, 3, 4)
+            fn = getattr(lib, name)
+            if form == "keyword" or name == "norm":
+                call = lambda: fn(t, dim=dims)  # noqa: E731, B023
+            elif form == "method" and hasattr(t, name):
+                call = lambda: getattr(t, name)(dims)  # noqa: E731, B023
+            else:
+                call = lambda: fn(t, dims)  # noqa: E731, B023
+            outcome = _outcome(call)
+            seen.append(outcome if outcome[0] != "ok" else "ok")
+        assert seen[0] == seen[1], (name, dims, form)
