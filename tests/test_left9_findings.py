@@ -497,3 +497,18 @@ def test_reduction_dim_lists_as_torch_reads_them():
             outcome = _outcome(call)
             seen.append(outcome if outcome[0] != "ok" else "ok")
         assert seen[0] == seen[1], (name, dims, form)
+
+
+def test_complex_scalar_products_in_backward_formulas_are_mul_scalar():
+    """C++'s ``tensor * Scalar(complex)`` in a backward formula is mul.Scalar (angle_backward's
+    ``* i``: MulBackward1 under create_graph, leafgrad recorded MulBackward0)."""
+    for dtype, requires in itertools.product(("complex64", "complex128"), (True, False)):
+        seen = []
+        for lib in (torch, leafgrad):
+            x = lib.tensor([1 + 2j, -0.5 + 1j, 3 - 1j, 0j], dtype=getattr(lib, dtype),
+                           requires_grad=True)
+            grad_out = lib.tensor([1.0, -2.0, 0.5, 1.0], requires_grad=requires,
+                                  dtype=lib.float32 if dtype == "complex64" else lib.float64)
+            g, = lib.autograd.grad(x.angle(), x, grad_out, create_graph=True)
+            seen.append(_names(g))
+        assert seen[0] == seen[1], (dtype, requires)

@@ -1647,6 +1647,9 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def __mul__(self, other):
         if other.__class__ is not Tensor:
             if other.__class__ not in _NUMBERS:
+                if other.__class__ is complex and _grad_state.cpp_formula and \
+                        self._data.dtype.kind == "c":  # (C++'s complex Scalar: angle's * i)
+                    return _cpp_operators.mul(self, other)
                 if not isinstance(other, _OPERANDS):
                     return NotImplemented  # Python raises torch's "unsupported operand" TypeError
                 other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
@@ -1658,6 +1661,9 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def __rmul__(self, other):
         if other.__class__ is not Tensor:
             if other.__class__ not in _NUMBERS:
+                if other.__class__ is complex and _grad_state.cpp_formula and \
+                        self._data.dtype.kind == "c":  # (C++'s complex Scalar: angle's * i)
+                    return _cpp_operators.mul(self, other)
                 if not isinstance(other, _OPERANDS):
                     return NotImplemented  # Python raises torch's "unsupported operand" TypeError
                 other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
