@@ -550,6 +550,7 @@ def _zeros_through(node, buffer: list, grads_in):
 # getrefcount's own. Calibrated by tests/autograd/test_engine.py
 # (test_gradients_are_summed_in_place_only_into_private_buffers).
 _PRIVATE_REFS = 4
+SUMS_WRITE = [True]  # whether an in-place sum counts in _version (func/_transforms.py: off)
 
 
 def _sum_in_place(previous, grad) -> bool:
@@ -576,12 +577,14 @@ def _sum_in_place(previous, grad) -> bool:
         _loud(token)
     # torch's old_var.add_(var) counts as a write: the sum has _version 1 more (a gradient
     # autograd.grad returns, or .grad keeps it). The buffer's tensor is private, no view, and
-    # nothing traced it (leafgrad.compile replays this sum as a whole)
-    counter = previous._vc
-    if counter is None:
-        previous._vc = [1]
-    else:
-        counter[0] += 1
+    # nothing traced it (leafgrad.compile replays this sum as a whole). Not for torch.func's
+    # gradients (SUMS_WRITE off): torch takes them with create_graph (an out-of-place sum)
+    if SUMS_WRITE[0]:
+        counter = previous._vc
+        if counter is None:
+            previous._vc = [1]
+        else:
+            counter[0] += 1
     return True
 
 
