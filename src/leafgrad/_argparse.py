@@ -175,9 +175,16 @@ _ACCEPTS = {
     or _is_tensor(v) and v.ndim == 0 and not v.requires_grad,  # (as ``number`` reads it)
     "str": lambda v: isinstance(v, str),
     "str~": lambda v: v is None or isinstance(v, str),  # (required, None allowed: str?)
+    "bool~": lambda v: v is None or v.__class__ is bool,  # (torch prints sort's bool? "bool")
+    "tuple of Tensors": lambda v: isinstance(v, (tuple, list)) and all(
+        _is_tensor(x) for x in v),
     "tuple of ints": _is_int_list,
     "int[]": _first_is_int,  # (Note: int lists as torch's parser reads them)
     "int[1]": lambda v: _is_int(v, symint=True) or _first_is_int(v),
+    # a reduction's dim list (int[1]): what its items may be (a one-element bool or integer
+    # tensor too), or a list whose first item is an int (the others read after the overload is
+    # chosen: "failed to unpack the object at pos N")
+    "dims": lambda v: _is_int_list(v) or _first_is_int(v),
     "float[]": lambda v: isinstance(v, (list, tuple)) and all(
         isinstance(x, (float, int, np.floating, np.integer)) for x in v),
     "torch.dtype": _is_dtype,
@@ -190,7 +197,7 @@ _ACCEPTS = {
 }
 
 
-_SPELLED = {"int[]": "tuple of ints", "int[1]": "tuple of ints"}
+_SPELLED = {"int[]": "tuple of ints", "int[1]": "tuple of ints", "dims": "tuple of ints"}
 
 
 class _Param:
@@ -333,8 +340,8 @@ SIGNATURES: dict[str, tuple[Signature, ...]] = {
     "Tensor.kron": _tensor_pair("kron", method=True),
 }
 SIGNATURES["logsumexp"] = _overloads(  # _functions_reductions.py
-    "logsumexp(Tensor input, tuple of ints dim, bool keepdim=False, *, Tensor? out=None)")
-SIGNATURES["Tensor.logsumexp"] = _overloads("logsumexp(tuple of ints dim, bool keepdim=False)")
+    "logsumexp(Tensor input, dims dim, bool keepdim=False, *, Tensor? out=None)")
+SIGNATURES["Tensor.logsumexp"] = _overloads("logsumexp(dims dim, bool keepdim=False)")
 SIGNATURES["prod"] = _overloads(  # _functions_reductions.py
     "prod(Tensor input, *, torch.dtype? dtype=None)",
     "prod(Tensor input, int dim, bool keepdim=False, *, torch.dtype? dtype=None, Tensor? out=None)")
@@ -362,14 +369,14 @@ for _name in ("var", "std", "var_mean", "std_mean"):  # ops/reductions_stats.py
     _out = ", *, Tensor? out=None" if _name in ("var", "std") else ""
     _out_kw = ", Tensor? out=None" if _name in ("var", "std") else ""
     SIGNATURES[_name] = _overloads(
-        f"{_name}(Tensor input, tuple of ints? dim, bool unbiased=True, bool keepdim=False{_out})",
-        f"{_name}(Tensor input, tuple of ints? dim=None, *, Number? correction=None, "
+        f"{_name}(Tensor input, dims? dim, bool unbiased=True, bool keepdim=False{_out})",
+        f"{_name}(Tensor input, dims? dim=None, *, Number? correction=None, "
         f"bool keepdim=False{_out_kw})",
         f"{_name}(Tensor input, bool unbiased=True)")
     if _out:  # (no var_mean/std_mean methods)
         SIGNATURES[f"Tensor.{_name}"] = _overloads(
-            f"{_name}(tuple of ints? dim, bool unbiased=True, bool keepdim=False)",
-            f"{_name}(tuple of ints? dim=None, *, Number? correction=None, "
+            f"{_name}(dims? dim, bool unbiased=True, bool keepdim=False)",
+            f"{_name}(dims? dim=None, *, Number? correction=None, "
             "bool keepdim=False)",
             f"{_name}(bool unbiased=True)")
 SIGNATURES["round"] = _overloads("round(Tensor input, *, Tensor? out=None)",  # _functions_math
@@ -421,13 +428,38 @@ for _name in ("movedim", "moveaxis"):  # _functions_shape.py, methods/shape.py
                                    f"{_name}(Tensor input, int source, int destination)")
     SIGNATURES["Tensor." + _name] = _overloads(f"{_name}(int[] source, int[] destination)",
                                                f"{_name}(int source, int destination)")
+# sort and argsort: stable only by keyword (its overload first); _functions_reductions.py and
+# methods/reductions.py
+SIGNATURES["sort"] = _overloads(
+    "sort(Tensor input, *, bool~ stable, int dim=-1, bool descending=False, "
+    "tuple of Tensors out=None)",
+    "sort(Tensor input, int dim=-1, bool descending=False, *, tuple of Tensors out=None)")
+SIGNATURES["Tensor.sort"] = _overloads(
+    "sort(*, bool~ stable, int dim=-1, bool descending=False)",
+    "sort(int dim=-1, bool descending=False)")
+SIGNATURES["argsort"] = _overloads(
+    "argsort(Tensor input, *, bool stable, int dim=-1, bool descending=False, Tensor out=None)",
+    "argsort(Tensor input, int dim=-1, bool descending=False)")
+SIGNATURES["Tensor.argsort"] = _overloads(
+    "argsort(*, bool stable, int dim=-1, bool descending=False)",
+    "argsort(int dim=-1, bool descending=False)")
+for _name in ("amax", "amin"):  # _functions_reductions.py, methods/reductions.py
+    SIGNATURES[_name] = _overloads(
+        f"{_name}(Tensor input, dims dim=[], bool keepdim=False, *, Tensor? out=None)")
+    SIGNATURES[f"Tensor.{_name}"] = _overloads(f"{_name}(dims dim=[], bool keepdim=False)")
+for _name in ("nansum", "nanmean"):  # _functions_reductions.py, methods/reductions.py
+    SIGNATURES[_name] = _overloads(
+        f"{_name}(Tensor input, dims? dim=None, bool keepdim=False, *, "
+        "torch.dtype? dtype=None, Tensor? out=None)")
+    SIGNATURES[f"Tensor.{_name}"] = _overloads(
+        f"{_name}(dims? dim=None, bool keepdim=False, *, torch.dtype? dtype=None)")
 SIGNATURES["mode"] = _overloads(
     "mode(Tensor input, int dim=-1, bool keepdim=False, *, Tensor? out=None)")
 SIGNATURES["Tensor.mode"] = _overloads("mode(int dim=-1, bool keepdim=False)")
 SIGNATURES["count_nonzero"] = _overloads("count_nonzero(Tensor input, int? dim=None)",
-                                          "count_nonzero(Tensor input, tuple of ints dim)")
+                                          "count_nonzero(Tensor input, dims dim)")
 SIGNATURES["Tensor.count_nonzero"] = _overloads("count_nonzero(int? dim=None)",
-                                                "count_nonzero(tuple of ints dim)")
+                                                "count_nonzero(dims dim)")
 for _name in ("cumsum", "cumprod"):  # _functions_reductions.py
     SIGNATURES[_name] = _overloads(
         f"{_name}(Tensor input, int dim, *, torch.dtype? dtype=None, Tensor? out=None)")
@@ -715,8 +747,10 @@ def error(name: str, args: tuple, kwargs: dict | None = None) -> TypeError | Non
         return TypeError(f"{function}() got multiple values for argument '{details}'")
     if kind == "unknown":
         return TypeError(f"{function}() got an unexpected keyword argument '{details}'")
+    # torch's extra_args: the signature's min_args (its required keyword-only parameters
+    # too: sort's stable) against its max_pos_args
     count = len(signature.positional)
-    required = sum(1 for p in signature.positional if p.default is None and not p.optional)
+    required = signature.min_args
     if required != count:
         return TypeError(f"{function}() takes from {required} to {count} positional arguments "
                          f"but {details} were given")

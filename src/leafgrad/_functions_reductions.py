@@ -117,12 +117,14 @@ def min(input, dim=None, keepdim=False, *, other=None):  # noqa: A001
 
 
 @takes_out(Out("amax", _SAME_AS_INPUT, internal_overlap=False))
+@_argparse.parsed("amax")
 def amax(input, dim=(), keepdim=False):
     """Largest value over ``dim`` (every dim by default); ties share the gradient evenly."""
     return _ops.amax(input, dim, keepdim)
 
 
 @takes_out(Out("amin", _SAME_AS_INPUT, internal_overlap=False))
+@_argparse.parsed("amin")
 def amin(input, dim=(), keepdim=False):
     """Smallest value over ``dim`` (every dim by default); ties share the gradient evenly."""
     return _ops.amin(input, dim, keepdim)
@@ -225,12 +227,14 @@ def count_nonzero(input, dim=None):
 
 
 @takes_out(Out("nansum", _NANSUM, mode="dtype", internal_overlap=False))
+@_argparse.parsed("nansum")
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum treating NaN as zero."""
     return _ops.nansum(input, dim, keepdim, dtype)
 
 
 @takes_out(Out("nansum", _NANSUM))
+@_argparse.parsed("nanmean")
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """Mean of the non-NaN elements."""
     return _ops.nanmean(input, dim, keepdim, dtype)
@@ -262,7 +266,8 @@ def mode(input, dim=-1, keepdim=False):
 
 
 @takes_out(_pair("sort"))
-def sort(input, dim=-1, descending=False, stable=None):
+@_argparse.parsed("sort", keywords=("stable",))
+def sort(input, dim=-1, descending=False, *, stable=None):
     """Sorted values and the indices they came from, along ``dim``.
 
     Equal values come in torch's order (``stable=True``: input order).
@@ -276,7 +281,8 @@ def sort(input, dim=-1, descending=False, stable=None):
     return _ops.sort(input, dim, descending, stable)
 
 
-def argsort(input, dim=-1, descending=False, stable=False):
+@_argparse.parsed("argsort")
+def argsort(input, dim=-1, descending=False, *, stable=False):
     """Indices that sort ``input`` along ``dim``."""
     if descending.__class__ is not bool or stable.__class__ is not bool:
         _sort_flags("argsort", (input,), descending, stable, optional=False)

@@ -1561,7 +1561,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 # view shared memory with other leaves' grads: stack's unbind, zeroed by another
                 # optimizer's zero_grad, generated-program seed 45325)
                 if not grad._requires_grad:
-                    self._grad_value = _wrap(_copy_obeying_layout(grad._data, self._data, grad))
+                    self._grad_value = _copied_grad(grad, self._data)
                 elif _grad_state.grad_layout_enforced:
                     # into the leaf's layout (new_empty_strided of the leaf, copy_): a
                     # transposed leaf's grad is transposed too
@@ -1577,7 +1577,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                 keep = grad._node is None and not _dual_state.active and grad._base is None
                 self._grad_value = grad if keep else grad.detach()
             else:
-                self._grad_value = _wrap(_copy_obeying_layout(grad._data, self._data, grad))
+                self._grad_value = _copied_grad(grad, self._data)
         elif old._data.__class__ is not self._data.__class__ and getattr(old, "is_sparse",
                                                                         False):
             # a dense gradient onto a sparse .grad: torch's accumulateGrad adds dense + sparse
@@ -1676,6 +1676,9 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def __mul__(self, other):
         if other.__class__ is not Tensor:
             if other.__class__ not in _NUMBERS:
+                if other.__class__ is complex and _grad_state.cpp_formula and \
+                        self._data.dtype.kind == "c":  # (C++'s complex Scalar: angle's * i)
+                    return _cpp_operators.mul(self, other)
                 if not isinstance(other, _OPERANDS):
                     return NotImplemented  # Python raises torch's "unsupported operand" TypeError
                 other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
@@ -1687,6 +1690,9 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def __rmul__(self, other):
         if other.__class__ is not Tensor:
             if other.__class__ not in _NUMBERS:
+                if other.__class__ is complex and _grad_state.cpp_formula and \
+                        self._data.dtype.kind == "c":  # (C++'s complex Scalar: angle's * i)
+                    return _cpp_operators.mul(self, other)
                 if not isinstance(other, _OPERANDS):
                     return NotImplemented  # Python raises torch's "unsupported operand" TypeError
                 other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
@@ -2718,6 +2724,17 @@ def _copy_obeying_layout(grad: np.ndarray, leaf: np.ndarray, tensor=None) -> np.
     out = _strided_empty(grad.shape, strides, grad.dtype)
     np.copyto(out, grad)
     return out
+
+
+def _copied_grad(grad: "Tensor", leaf: np.ndarray) -> "Tensor":
+    """The copy AccumulateGrad stores when it cannot keep ``grad`` (torch's
+    clone_obey_contract): for a non-overlapping and dense leaf, new_empty_strided(leaf's
+    layout).copy_(grad), a write (_version 1); else grad.clone() (_version 0)."""
+    copy = _wrap(_copy_obeying_layout(grad._data, leaf, grad))
+    if _grad_state.grad_layout_enforced and (leaf.size == 0 or
+                                             _leaf_strides(leaf) is not None):
+        copy._vc = [1]
+    return copy
 
 
 def _can_steal(grad: "Tensor") -> bool:

@@ -334,7 +334,10 @@ def run_backward(
             grads_in = None
             if _GRAD_DTYPE_SEEN[0] and buffer is not None and type(node) is AccumulateGrad:
                 _cast_to_grad_dtype(node, buffer)
-            if buffer is not None and (buffer[0] is not None or _any_grad(buffer)):
+            if buffer is not None and (buffer[0] is not None or _any_grad(buffer)) or \
+                    node.runs_without_grads:  # (Note: nodes reached without a gradient)
+                if buffer is None:
+                    buffer = [None]
                 hookset = node._hookset
                 captured = captures.get(node) if captures else None
                 before_hooks = None
@@ -547,6 +550,7 @@ def _zeros_through(node, buffer: list, grads_in):
 # getrefcount's own. Calibrated by tests/autograd/test_engine.py
 # (test_gradients_are_summed_in_place_only_into_private_buffers).
 _PRIVATE_REFS = 4
+SUMS_WRITE = [True]  # whether an in-place sum counts in _version (func/_transforms.py: off)
 
 
 def _sum_in_place(previous, grad) -> bool:
@@ -571,9 +575,27 @@ def _sum_in_place(previous, grad) -> bool:
             np.add(data, other, out=data)
     finally:
         _loud(token)
+    # torch's old_var.add_(var) counts as a write: the sum has _version 1 more (a gradient
+    # autograd.grad returns, or .grad keeps it). The buffer's tensor is private, no view, and
+    # nothing traced it (leafgrad.compile replays this sum as a whole). Not for torch.func's
+    # gradients (SUMS_WRITE off): torch takes them with create_graph (an out-of-place sum)
+    if SUMS_WRITE[0]:
+        counter = previous._vc
+        if counter is None:
+            previous._vc = [1]
+        else:
+            counter[0] += 1
     return True
 
 
+# Note: nodes reached without a gradient
+# torch's engine calls every node it reaches; a built-in node whose incoming gradients are all
+# undefined returns undefined ones (its formulas test any_grad_defined), which leafgrad skips
+# (_hooks_without_grads); a custom Function's node (PyNode) calls the Function's backward
+# (with zeros for them, or None without materialize_grads), whose results pass on as any
+# others: a Function returning None, or a module's backward pre-hook replacing a gradient with
+# None, still gives zeros to the inputs of a Function below it (BackwardHookFunction's: the
+# module's inputs). The test costs nothing while gradients arrive (it follows the buffer's).
 def _hooks_without_grads(node: Node, captured) -> None:
     """A node reached without any gradient: torch still runs it, so its hooks see None (tensor
     hooks and pre-hooks a None per output, post-hooks None per input; a leaf's

@@ -73,6 +73,10 @@ class BackwardCFunction(Node, FunctionCtx):
     _forward_cls: Any = None
     _in_jvp = False
 
+    # torch's PyNode calls ``backward`` even when no gradient arrived (a Function returned
+    # None, a hook replaced one with None): zeros for them, or None without materialize_grads
+    runs_without_grads = True
+
     @property
     def saved_tensors(self) -> tuple:
         if self._in_jvp:  # inside jvp: what save_for_forward kept

@@ -178,6 +178,10 @@ class Node:
         "__weakref__",
     )
 
+    # Whether the engine runs the node when no gradient reached it (see Note: nodes reached
+    # without a gradient, engine.py): a custom Function's does, with zeros
+    runs_without_grads = False
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         if cls.__module__.startswith(_BUILTIN_HOMES):

@@ -122,6 +122,11 @@ def unpack(saved, node):
     from ..tensor import _wrap
 
     grad_fn, output_nr, accumulator = saved.history
+    if grad_fn is None and not (value.dtype.is_floating_point or value.dtype.is_complex):
+        # torch's SavedVariable::unpack makes a saved leaf a variable requiring grad again:
+        # an integer or bool tensor from the hook cannot be one
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                           "gradients")
     rebuilt = _wrap(value._data, True, grad_fn)
     rebuilt._output_nr = output_nr
     rebuilt._vc = value._version_counter()

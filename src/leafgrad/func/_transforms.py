@@ -257,8 +257,17 @@ def _grads(outputs: list, inputs: list, cotangents, keep: bool, retain: bool) ->
              if physical(o)._requires_grad]
     if not pairs:
         return [_zeros_like(x) for x in inputs]
-    results = autograd_grad([o for o, _ in pairs], inputs, [c for _, c in pairs],
-                            retain_graph=retain or keep, create_graph=keep, allow_unused=True)
+    from ..autograd import engine
+
+    # torch.func differentiates with create_graph: its sums of gradients are out of place,
+    # no write in _version (Note: summing gradients in place, engine.py)
+    writes, engine.SUMS_WRITE[0] = engine.SUMS_WRITE[0], False
+    try:
+        results = autograd_grad([o for o, _ in pairs], inputs, [c for _, c in pairs],
+                                retain_graph=retain or keep, create_graph=keep,
+                                allow_unused=True)
+    finally:
+        engine.SUMS_WRITE[0] = writes
     return [_zeros_like(x) if r is None else r for r, x in zip(results, inputs)]
 
 

@@ -30,9 +30,11 @@ class ReductionMethods:
         """The smallest element; with ``dim``, (values, indices); with a tensor, minimum."""
         return _ops.reduce_min(self, dim, keepdim)
 
+    @_argparse.parsed("Tensor.amax", method=True)
     def amax(self, dim=(), keepdim=False):
         return _ops.amax(self, dim, keepdim)
 
+    @_argparse.parsed("Tensor.amin", method=True)
     def amin(self, dim=(), keepdim=False):
         return _ops.amin(self, dim, keepdim)
 
@@ -84,9 +86,11 @@ class ReductionMethods:
     def count_nonzero(self, dim=None):
         return _ops.count_nonzero(self, dim)
 
+    @_argparse.parsed("Tensor.nansum", method=True)
     def nansum(self, dim=None, keepdim=False, *, dtype=None):
         return _ops.nansum(self, dim, keepdim, dtype)
 
+    @_argparse.parsed("Tensor.nanmean", method=True)
     def nanmean(self, dim=None, keepdim=False, *, dtype=None):
         return _ops.nanmean(self, dim, keepdim, dtype)
 
@@ -104,11 +108,13 @@ class ReductionMethods:
     def mode(self, dim=-1, keepdim=False):
         return _ops.mode(self, dim, keepdim)
 
+    @_argparse.parsed("Tensor.sort", method=True, keywords=("stable",))
     def sort(self, dim=-1, descending=False, *, stable=None):
         if descending.__class__ is not bool or stable is not None and stable.__class__ is not bool:
             _sort_flags("sort", (), descending, stable)
         return _ops.sort(self, dim, descending, stable)
 
+    @_argparse.parsed("Tensor.argsort", method=True)
     def argsort(self, dim=-1, descending=False, *, stable=False):
         if descending.__class__ is not bool or stable.__class__ is not bool:
             _sort_flags("argsort", (), descending, stable, optional=False)

@@ -29,6 +29,21 @@ def records_double_backward() -> bool:
                                              or _capture.active)
 
 
+def records_or_breaks_capture(what: str) -> bool:
+    """``records_double_backward()``, or else, for a create_graph backward that
+    leafgrad.compile captures (no vmap or forward-AD level), break the capture and say True:
+    the capture would record the op's composite backward, whose higher derivatives round
+    otherwise than the node eager code records (torch's derivatives.yaml formulas), so the
+    call runs eagerly with that node."""
+    if records_double_backward():
+        return True
+    if _capture.active and _grad_state.grad_enabled and not (_dual_state.active
+                                                             or _vmap_state.active):
+        _capture.tracer.broke(f"{what}'s backward under create_graph (torch's node's formulas)")
+        return True
+    return False
+
+
 def self_args(node, name: str = "self") -> tuple:
     """``(saved input,)`` for a backward op's ``self`` edge while create_graph records,
     else ``()`` (see Note: torch's edge to self)."""

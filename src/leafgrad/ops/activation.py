@@ -396,7 +396,7 @@ class GeluBackward(Op):
         if self.needs_grad(0):
             grad_grad = GeluBackward.apply(grad, x, approximate=approximate)
         if self.needs_grad(1):
-            grad_x = grad * self.saved("grad_output") * _gelu_second_derivative(x, approximate)
+            grad_x = _gelu_double_backward(grad, self.saved("grad_output"), x, approximate)
         return grad_grad, grad_x
 
     def jvp(self, tangents, primals, result):
@@ -507,6 +507,36 @@ def _gelu32_backward(grad: np.ndarray, a: np.ndarray, approximate: str) -> np.nd
         derivative += density
     derivative *= grad
     return derivative
+
+
+def _gelu_double_backward(gg, grad_output, x, approximate: str):
+    """torch's gelu_double_backward(ggI, gO, input), its operations in its order (the number
+    operands as C++'s: Note: C++ operators in backward formulas, ops/_cpp_operators.py)."""
+    if approximate == "tanh":
+        beta = _GELU_TANH_BETA
+        inner = beta * (x + _TANH_KAPPA * x.pow(3))
+        tanh_inner = inner.tanh()
+        sech_inner = 1 / inner.cosh()
+        f = 0.5 * x
+        g = 1 - tanh_inner * tanh_inner
+        h = beta * (1 + 3 * _TANH_KAPPA * x * x)
+        f_prime_gh = 0.5 * g * h
+        g_prime = (2 * sech_inner) * (-sech_inner * tanh_inner) * h
+        g_prime_fh = f * h * g_prime
+        h_prime = 6 * _TANH_KAPPA * x * beta
+        h_prime_fg = f * g * h_prime
+        return gg * grad_output * (2 * f_prime_gh + g_prime_fh + h_prime_fg)
+    x_sq = x * x
+    pdf = _GELU_PDF_BETA * (-0.5 * x_sq).exp()
+    return gg * grad_output * (2 * pdf - x_sq * pdf)
+
+
+# gelu_double_backward's constants as torch computes them from <cmath>'s: kBeta =
+# M_SQRT2 * M_2_SQRTPI * 0.5 (tanh), M_2_SQRTPI * M_SQRT1_2 * 0.5 (erf)
+_M_SQRT2, _M_2_SQRTPI, _M_SQRT1_2 = 1.41421356237309504880, 1.12837916709551257390, \
+    0.70710678118654752440
+_GELU_TANH_BETA = _M_SQRT2 * _M_2_SQRTPI * 0.5
+_GELU_PDF_BETA = _M_2_SQRTPI * _M_SQRT1_2 * 0.5
 
 
 def _gelu_second_derivative(x, approximate: str):
@@ -647,6 +677,12 @@ class SoftplusBackward(ActivationBackward, Op):
         return grad_grad, grad_x
 
 
+def _grad_enabled() -> bool:
+    from ..autograd.grad_mode import state
+
+    return state.grad_enabled
+
+
 @register
 class Mish(Op):
     node = "MishBackward0"
@@ -663,6 +699,11 @@ class Mish(Op):
     def backward(self, grad):
         x = self.saved("self")
         s = x.sigmoid()
+        if _grad_enabled():
+            # torch's infinitely_differentiable_mish_backward (grad mode on, as derivatives.yaml
+            # chooses it: create_graph, and leafgrad.compile's capture of one), in its order
+            t = x.exp().log1p().tanh()
+            return grad * (t + x * s * (1.0 - t * t))
         t = (x.exp() + 1).log().tanh()  # tanh(softplus(x))
         return grad * (t + x * s * (1 - t * t))
 

@@ -15,7 +15,7 @@ from ..tensor import _wrap
 from . import _batching_rules as batch
 from . import _uint
 from ._double_backward import (ActivationBackward, RecordedFormula, not_implemented_gradient,
-                               records_double_backward)
+                               records_double_backward, records_or_breaks_capture)
 from .registry import Op, array_kernel, plain_backward, register
 from .elementwise import ThresholdBackward
 from ..autograd.grad_mode import no_grad
@@ -66,6 +66,10 @@ def _hardswish_above(x: np.ndarray, grad: np.ndarray) -> np.ndarray:
         above = np.array(np.broadcast_to(above, vectorised.shape))
         above[vectorised] = np.nan
     return above
+
+
+def _nonnegative(x: np.ndarray) -> np.ndarray:
+    return x >= 0
 
 
 def _positive_mask(x: np.ndarray) -> np.ndarray:
@@ -191,7 +195,7 @@ class Hardswish(Op):
         data = x._data
         # torch 2.13's hardswish_backward: 0 up to -3, x/3 + 1/2 strictly between -3 and 3,
         # else 1 (NaN too): at exactly -3 and 3 the gradient is 0 and 1
-        if records_double_backward():
+        if records_or_breaks_capture("hardswish"):
             return HardswishBackward.record(grad, x)
         return HardswishBackward.formula(grad, x)[0]
 
@@ -212,6 +216,20 @@ class HardswishBackward(ActivationBackward, Op):
         # torch returns a +0 up to -3 (grad * 0 gave -0 for a negative grad)
         below = kernel_tensor(_at_most_minus_three, data)
         return (Where.apply(_zeros_like(value), value, condition=below),)
+
+    def backward(self, grads):
+        # derivatives.yaml: grad_output hardswish_backward(grad, self); self where(-3 < self <
+        # 3, grad * grad_output / 3.0, 0)
+        gg, grad_output, x = grads[0], self.saved("grad_output"), self.saved("self")
+        if gg is None:
+            return None, None
+        grad_grad = HardswishBackward.record(gg, x) if self.needs_grad(0) else None
+        grad_x = None
+        if self.needs_grad(1):
+            curved = gg * grad_output / 3.0
+            grad_x = Where.apply(curved, _zeros_like(curved),
+                                 condition=kernel_tensor(_hardswish_middle, x._data))
+        return grad_grad, grad_x
 
 
 @register
@@ -241,7 +259,7 @@ class LogSigmoid(Op):
             return _wrap(array_kernel(_sleef_unary.log_sigmoid_backward, grad._data, x._data))
         if plain_backward() and x._data.dtype == np.float64 == grad._data.dtype:
             return _wrap(array_kernel(_sleef_double.log_sigmoid_backward, grad._data, x._data))
-        if records_double_backward():
+        if records_or_breaks_capture("log_sigmoid"):
             return LogSigmoidBackward.record(grad, x)
         return grad * (-x).sigmoid()
 
@@ -253,9 +271,31 @@ class LogSigmoidBackward(ActivationBackward, Op):
     node = "LogSigmoidBackwardBackward0"
     torch_names = ()
 
+    @classmethod
+    def forward(cls, ctx, grad, x):
+        # its value: torch's log_sigmoid_backward kernel, as the plain backward's
+        if x.dtype == np.float32 == grad.dtype:
+            return (_sleef_unary.log_sigmoid_backward(grad, x),)
+        if x.dtype == np.float64 == grad.dtype:
+            return (_sleef_double.log_sigmoid_backward(grad, x),)
+        return super().forward(ctx, grad, x)
+
     @staticmethod
     def formula(grad, x):
         return (grad * (-x).sigmoid(),)
+
+    def backward(self, grads):
+        # derivatives.yaml: grad_output log_sigmoid_backward(grad, self, buffer); self
+        # log_sigmoid_double_backward(grad * grad_output, self) = g * (z - 1) * z, z = sigmoid
+        gg, grad_output, x = grads[0], self.saved("grad_output"), self.saved("self")
+        if gg is None:
+            return None, None
+        grad_grad = LogSigmoidBackward.record(gg, x) if self.needs_grad(0) else None
+        grad_x = None
+        if self.needs_grad(1):
+            z = x.sigmoid()
+            grad_x = gg * grad_output * (z - 1) * z
+        return grad_grad, grad_x
 
 
 @register
@@ -311,7 +351,7 @@ class Glu(Op):
 
     def backward(self, grad):
         x = self.saved("self")
-        if records_double_backward():
+        if records_or_breaks_capture("glu"):
             return GluBackward.record(grad, x, **self._params)
         if plain_backward() and x._data.dtype == np.float32 == grad._data.dtype:
             # torch's float32 kernel, bit for bit (Note: array-level backwards)
@@ -347,6 +387,37 @@ class GluBackward(ActivationBackward, Op):
         # glu_backward_cpu_out's order: sigmoid(b) * grad for the first half, the fused
         # kernel's (1 - s) * s * a * grad for the second
         return (Cat.apply_list([gate * grad, (1 - gate) * gate * first * grad], dim),)
+
+    def backward(self, grads):
+        # derivatives.yaml: glu_double_backward_grad_output(grad, self, dim) and
+        # glu_double_backward(grad, grad_output, self, dim), in FunctionsManual's order
+        from . import Cat
+        from .. import ones
+
+        gg, grad_output, x = grads[0], self.saved("grad_output"), self.saved("self")
+        if gg is None:
+            return None, None
+        dim = self._params["dim"] % max(x.dim(), 1)
+        half = x.shape[dim] // 2
+        grad_grad = grad_x = None
+        if self.needs_grad(0):
+            sizes = list(x.shape)
+            sizes[dim] = half
+            tmp = gg * GluBackward.record(ones(sizes, dtype=x.dtype), x, dim=dim)
+            grad_grad = tmp.narrow(dim, 0, half) + tmp.narrow(dim, half, half)
+        if self.needs_grad(1):
+            first, second = x.narrow(dim, 0, half), x.narrow(dim, half, half)
+            sig = second.sigmoid()
+            one_sub_sig = 1 - sig
+            sig_one_sub_sig = sig * one_sub_sig
+            gg_first, gg_second = gg.narrow(dim, 0, half), gg.narrow(dim, half, half)
+            gg_second_first = gg_second * first
+            grad_first = gg_second * grad_output * sig_one_sub_sig
+            second_order = sig_one_sub_sig * one_sub_sig - sig * sig_one_sub_sig
+            grad_second = (gg_second_first * grad_output * second_order
+                           + gg_first * grad_output * sig_one_sub_sig)
+            grad_x = Cat.apply_list([grad_first, grad_second], dim)
+        return grad_grad, grad_x
 
 
 @register
@@ -431,6 +502,40 @@ class PreluBackward(RecordedFormula, Op):
         grad_x = grad * (positive + (1 - positive) * weight) if mask[0] else None
         contribution = grad * x * (1 - positive) if mask[1] else None
         return grad_x, contribution
+
+    def backward(self, grads):
+        # derivatives.yaml's _prelu_kernel_backward: with g0, g1 the gradients of its two
+        # outputs, grad_output where(self >= 0, g0, g0 * weight + g1 * self) (a term without
+        # its g left out, zeros for g0 undefined), self where(self >= 0, 0, grad_output * g1),
+        # weight where(self >= 0, 0, grad_output * g0) (zeros_like(self) without that g)
+        from .. import zeros_like
+
+        g0, g1 = grads[0], grads[1] if len(grads) > 1 else None
+        x = self.saved("self")
+        nonnegative = kernel_tensor(_nonnegative, x._data)
+        results = [None, None, None]
+        if g0 is None and g1 is None:
+            return tuple(results)
+        if self.needs_grad(0):
+            weight = self.saved("weight")
+            if g0 is None:
+                product = g1 * x
+                results[0] = Where.apply(_zeros_like(product), product, condition=nonnegative)
+            else:
+                other = g0 * weight if g1 is None else g0 * weight + g1 * x
+                results[0] = Where.apply(g0, other, condition=nonnegative)
+        if self.needs_grad(1) or self.needs_grad(2):
+            grad_output = self.saved("grad_output")
+            for index, g in ((1, g1), (2, g0)):
+                if not self.needs_grad(index):
+                    continue
+                if g is None:
+                    results[index] = zeros_like(x)
+                else:
+                    product = grad_output * g
+                    results[index] = Where.apply(_zeros_like(product), product,
+                                                 condition=nonnegative)
+        return tuple(results)
 
 
 def rrelu_noise(a: np.ndarray, lower: float, upper: float, training: bool) -> np.ndarray:

@@ -347,6 +347,14 @@ def _plain_ufunc(ufunc, *arrays) -> Tensor:
         return _wrap(ufunc(*arrays))
     except MemoryError as error:
         raise _alloc_error(error) from None
+    except ValueError:
+        # operands that do not broadcast (a saved-tensor hook's unpack of another shape):
+        # torch's message, as the op's own check gives it
+        from ._promote import check_broadcast
+
+        shapes = [np.shape(a) for a in arrays]
+        check_broadcast(shapes[0], shapes[1])
+        raise
     finally:
         _loud(token)
 

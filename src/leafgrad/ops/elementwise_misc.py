@@ -263,8 +263,11 @@ class Frexp(Op):
         grad = grads[0]
         if grad is None:
             return None
-        scale = np.ldexp(np.ones((), grad._data.dtype), -self.saved("exponent"))
-        return grad * _constant(scale.astype(grad._data.dtype, copy=False))
+        # derivatives.yaml: grad / exponent.exp2(), the int32 exponent's exp2 in float32 (the
+        # default dtype): 2 ** 128 and up are inf there, and their gradient 0 (DivBackward0)
+        with np.errstate(over="ignore"):  # (exact powers of two, as torch's exp2 gives them)
+            scale = np.ldexp(np.float32(1), self.saved("exponent"))
+        return grad / _constant(scale)
 
     def jvp(self, tangents, primals, result):
         tangent = tangents[0]

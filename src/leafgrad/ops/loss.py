@@ -467,6 +467,21 @@ class SmoothL1LossBackward(_PointwiseBackward):
     def curvature(diff, beta):
         return kernel_tensor(_strictly_inside, diff._data, bound=beta) / beta
 
+    def backward(self, gg):
+        # derivatives.yaml: grad_output smooth_l1_loss_backward(grad, self, target) (summed to
+        # its shape by the engine); self smooth_l1_loss_double_backward(grad * grad_output) =
+        # g * (|self - target| < beta) / beta, then / numel for a mean; target its negation
+        # (each computed on its own, as torch's generated code does)
+        reduction, beta = self._params["reduction"], self._params["beta"]
+        x, target = self.saved("self"), self.saved("target")
+        grad_grad = None
+        if self.needs_grad(0):
+            grad_grad = SmoothL1LossBackward.apply(gg, x, target, reduction=reduction, beta=beta)
+            shape = self.input_shape(0)
+            if tuple(grad_grad.shape) != shape:
+                grad_grad = grad_grad.sum_to_size(shape)
+        return (grad_grad,) + _loss_double_backward(self, gg, x, target, reduction, beta, beta)
+
 
 @register
 class HuberLossBackward(_PointwiseBackward):
@@ -477,6 +492,47 @@ class HuberLossBackward(_PointwiseBackward):
     @staticmethod
     def curvature(diff, delta):
         return kernel_tensor(_strictly_inside, diff._data, bound=delta)
+
+    def backward(self, gg):
+        # derivatives.yaml: grad_output huber_loss_double_backward_grad_output (none:
+        # huber_loss_backward(grad, ...); else (huber_loss_backward(ones_like(grad_output),
+        # ...) * grad).sum()); self huber_loss_double_backward(grad * grad_output) = g *
+        # (|self - target| < delta), then / numel for a mean; target its negation
+        from .. import ones_like
+
+        reduction, delta = self._params["reduction"], self._params["delta"]
+        x, target = self.saved("self"), self.saved("target")
+        grad_grad = None
+        if self.needs_grad(0):
+            if reduction == "none":
+                grad_grad = HuberLossBackward.apply(gg, x, target, reduction=reduction,
+                                                    delta=delta)
+            else:
+                ones = ones_like(self.saved("grad_output"))
+                grad_grad = (HuberLossBackward.apply(ones, x, target, reduction=reduction,
+                                                     delta=delta) * gg).sum()
+        return (grad_grad,) + _loss_double_backward(self, gg, x, target, reduction, delta, None)
+
+
+def _loss_double_backward(node, gg, x, target, reduction, bound, divisor) -> tuple:
+    """The self and target gradients of smooth_l1's and huber's backward node, in torch's
+    order of operations: ``(gg * grad_output) * (|self - target| < bound) [/ divisor]
+    [/ numel]`` and its negation, each computed on its own."""
+    from .activation import kernel_tensor
+
+    if not (node.needs_grad(1) or node.needs_grad(2)):
+        return None, None
+    inside = kernel_tensor(_strictly_inside, (x - target)._data, bound=bound)
+    grad_output = node.saved("grad_output")
+
+    def curved():
+        value = gg * grad_output * inside
+        if divisor is not None:
+            value = value / divisor
+        return value / x.numel() if reduction == "mean" else value
+
+    return (curved() if node.needs_grad(1) else None,
+            -curved() if node.needs_grad(2) else None)
 
 
 MseLoss.backward_op = MseLossBackward

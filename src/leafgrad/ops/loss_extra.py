@@ -10,7 +10,8 @@ from .registry import array_kernel
 from . import _layout
 from . import _batching_rules as batch
 from .registry import Op, register
-from ._double_backward import RecordedFormula, not_implemented_gradient, records_double_backward
+from ._double_backward import (RecordedFormula, not_implemented_gradient, records_double_backward,
+                               records_or_breaks_capture)
 from .._dtype import from_numpy_dtype
 from ..autograd.grad_mode import no_grad
 
@@ -81,7 +82,7 @@ class SoftMarginLoss(Op):
     def backward(self, grad):
         x, y = self.saved("self"), self.saved("target")
         reduction = self._params["reduction"]
-        if records_double_backward():
+        if records_or_breaks_capture("soft_margin_loss"):
             # torch records soft_margin_loss_backward as one node (edges grad_output, self)
             return SoftMarginLossBackward.apply(grad, x, y, reduction=reduction)[0]
         return SoftMarginLossBackward.formula(grad, x, y, reduction)[0]
@@ -119,6 +120,35 @@ class SoftMarginLossBackward(RecordedFormula, Op):
         spread = grad if reduction == "none" else grad.expand(*x.shape)
         z = (-y * x).exp()
         return ((y * z) * -norm / (z + 1) * spread,)
+
+    def backward(self, grads):
+        # derivatives.yaml: grad_output soft_margin_loss_double_backward_grad_output (none:
+        # soft_margin_loss_backward(grad, ...); else (soft_margin_loss_backward(
+        # ones_like(grad_output), ...) * grad).sum()); self soft_margin_loss_double_backward(
+        # grad * grad_output): g * (t * t) * z / ((z + 1) * (z + 1)), z = exp(self * -t), then
+        # / numel for a mean
+        from .. import ones_like
+
+        gg = grads[0]
+        if gg is None:
+            return None, None
+        x, y = self.saved("self"), self.saved("target")
+        reduction = self._params["reduction"]
+        grad_grad = grad_x = None
+        if self.needs_grad(0):
+            if reduction == "none":
+                grad_grad = SoftMarginLossBackward.apply(gg, x, y, reduction=reduction)[0]
+            else:
+                ones = ones_like(self.saved("grad_output"))
+                grad_grad = (SoftMarginLossBackward.apply(ones, x, y, reduction=reduction)[0]
+                             * gg).sum()
+        if self.needs_grad(1):
+            z = (x * -y).exp()
+            z_plus_1 = z + 1
+            grad_x = gg * self.saved("grad_output") * (y * y) * z / (z_plus_1 * z_plus_1)
+            if reduction == "mean":
+                grad_x = grad_x / x.numel()
+        return grad_grad, grad_x
 
 
 @register

@@ -381,7 +381,9 @@ class Atanh(_FloatUnary):
     torch_names = ("atanh", "arctanh")
 
     def backward(self, grad):
-        return grad / conj(1 - self.saved("self").pow(2))
+        # derivatives.yaml: grad * 1 / (1 - self.pow(2)).conj(), whose grad * 1 is a recorded
+        # product with a Scalar (MulBackward1 under create_graph; the same bits as grad)
+        return grad * 1 / conj(1 - self.saved("self").pow(2))
 
     jvp = auto_element_wise
 

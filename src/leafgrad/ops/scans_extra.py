@@ -72,8 +72,6 @@ class _Cumextremum(MultiOutput):
         if grad is None:
             return None
         shape = self.input_shape()
-        if len(shape) == 0:
-            return grad
         if grad.numel() == 0:  # torch's cummaxmin_backward returns the (empty) input itself
             return self.saved("self")
         result = ScatterAdd.apply(grad.new_zeros(shape), grad, dim=self._params["dim"],

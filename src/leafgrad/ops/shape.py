@@ -703,6 +703,9 @@ class AsStrided(_View):
             region = replay(stand_in, self._params["steps"])
         create = grad._may_require_grad()
         (result,) = autograd_grad(region, stand_in, grad, create_graph=create)
+        # torch's as_strided_backward writes the gradient into new zeros (copy_ or index_add_:
+        # _version 1)
+        result._vc = [1]
         return result
 
     def _recorded_backward(self, grad):

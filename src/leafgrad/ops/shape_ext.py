@@ -195,9 +195,13 @@ class AsStridedPublic(_View):
             return grad.new_zeros(self.input_shape())
         p = self._params
         inputs = (self.input_shape(), self._saved["in_strides"], 0)
-        return AsStridedScatterAdd.apply(
+        result = AsStridedScatterAdd.apply(
             grad, source=(p["size"], p["stride"], p["storage_offset"]), target=inputs,
             divide_target=True)
+        # torch's as_strided_backward writes the gradient into new zeros (copy_ or index_add_:
+        # _version 1)
+        result._bump_version()
+        return result
 
     jvp = auto_linear
 

@@ -687,7 +687,11 @@ class _IncompleteGamma(Op):
     def backward(self, grad):
         if self.needs_grad(0):
             raise _not_implemented_derivative(f"{self.kernel}: input")
-        return None, grad * self._other_derivative(self.saved("self"), self.saved("other"))
+        # derivatives.yaml: other [-]grad * exp((self - 1) * log(other) - other - lgamma(self))
+        # (a negated grad for igammac, no product with a Scalar sign)
+        a, x = self.saved("self"), self.saved("other")
+        density = ((a - 1) * x.log() - x - Lgamma.apply(a)).exp()
+        return None, (grad if self.sign > 0 else -grad) * density
 
     def jvp(self, tangents, primals, result):
         # a zero tangent (leafgrad fills one in for a constant made from a dual tensor) carries

@@ -144,9 +144,14 @@ class BackwardHook:
                             "Backward hook for Modules where no input requires gradient should "
                             "always return None or None for all gradients."
                         )
-            # what the module's own graph gets: zeros where no gradient arrived
-            return tuple(grad_outputs[i] if grad_outputs[i] is not None else zeros
-                         for i, zeros in zip(indices_holder["indices"], filled))
+            # what the module's own graph gets: torch's node pre-hook result, so None where a
+            # pre-hook gave None (the module's built-in nodes then pass nothing; a Function's,
+            # the inputs' BackwardHookFunction included, gets zeros: Note: nodes reached
+            # without a gradient, engine.py); zeros where no gradient arrived and no pre-hook
+            # replaced it (the identity's materialized ones)
+            if not replaced:
+                return tuple(filled)
+            return tuple(grad_outputs[i] for i in indices_holder["indices"])
 
         wrapped, indices = self._wrap(outputs, hook)
         indices_holder["indices"] = indices
