@@ -317,8 +317,6 @@ class MultilabelMarginLoss(Op):
                             self._params["target"])
 
     def backward(self, grad):
-        from ..tensor import _wrap
-
         # constant (the loss is piecewise linear), torch's kernel's steps of 1/(samples *
         # classes) or 1/classes added one by one, then times the incoming gradient
         reduction = self._params["reduction"]
