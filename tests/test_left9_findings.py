@@ -29,7 +29,6 @@
 
 from __future__ import annotations
 
-import collections
 import itertools
 import warnings
 
@@ -37,23 +36,16 @@ import numpy as np
 
 import leafgrad
 from tests._torch import require_torch
+from tests.ops.test_create_graph_graphs import _graph
+from tests.test_left8_findings import _outcome
 
 torch = require_torch()
 
 
 def _names(tensor):
     """Every node reachable from ``tensor.grad_fn``, as a multiset of names."""
-    if tensor is None or tensor.grad_fn is None:
-        return None
-    seen, stack, names = set(), [tensor.grad_fn], collections.Counter()
-    while stack:
-        node = stack.pop()
-        if node is None or id(node) in seen:
-            continue
-        seen.add(id(node))
-        names[node.name()] += 1
-        stack.extend(child for child, _ in node.next_functions)
-    return names
+    graph = _graph(tensor)
+    return None if graph is None else graph[0]
 
 
 def _bits(tensor):
@@ -296,14 +288,6 @@ def test_trace_gradient_graph_is_index_fill_and_view():
             g, = lib.autograd.grad(lib.trace(a), a, grad_out, create_graph=create_graph)
             seen.append((_names(g), _bits(g), g.stride(), g._version))
         assert seen[0] == seen[1], (shape, dtype, create_graph)
-
-
-def _outcome(call):
-    try:
-        result = call()
-    except Exception as error:  # noqa: BLE001 - type and first line are compared
-        return type(error).__name__, str(error).splitlines()[0]
-    return "ok", result
 
 
 def _grads(*tensors):
