@@ -444,9 +444,10 @@ SIGNATURES["Tensor.argsort"] = _overloads(
     "argsort(*, bool stable, int dim=-1, bool descending=False)",
     "argsort(int dim=-1, bool descending=False)")
 for _name in ("amax", "amin"):  # _functions_reductions.py, methods/reductions.py
+    # (torch's parser takes None for this int[1] dim=[]: every dim)
     SIGNATURES[_name] = _overloads(
-        f"{_name}(Tensor input, dims dim=[], bool keepdim=False, *, Tensor? out=None)")
-    SIGNATURES[f"Tensor.{_name}"] = _overloads(f"{_name}(dims dim=[], bool keepdim=False)")
+        f"{_name}(Tensor input, dims? dim=[], bool keepdim=False, *, Tensor? out=None)")
+    SIGNATURES[f"Tensor.{_name}"] = _overloads(f"{_name}(dims? dim=[], bool keepdim=False)")
 for _name in ("nansum", "nanmean"):  # _functions_reductions.py, methods/reductions.py
     SIGNATURES[_name] = _overloads(
         f"{_name}(Tensor input, dims? dim=None, bool keepdim=False, *, "

@@ -2673,8 +2673,6 @@ _POST_ACC_USED = [False]  # set once any tensor registers a post-accumulate-grad
 def _leaf_strides(leaf: np.ndarray):
     """The element strides a leaf's grad takes: the leaf's own when it is non-overlapping and
     dense, else None (row-major)."""
-    from ._out import _dense_span
-
     if leaf.size == 0 or any(s < 0 for s in leaf.strides) or _dense_span(leaf) is None:
         return None
     return tuple(s // leaf.itemsize for s in leaf.strides)
@@ -2901,3 +2899,4 @@ _EQ_OPERANDS = _OPERANDS + (np.ndarray,)  # Note: operands
 from . import ops as _ops  # noqa: E402
 from .ops import _cpp_operators  # noqa: E402
 from .ops._layout import _strided_empty, dense_bytes, is_channels_last  # noqa: E402
+from ._out import _dense_span  # noqa: E402

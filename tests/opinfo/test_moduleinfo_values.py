@@ -96,13 +96,6 @@ _GROUPS = {
     ('Mish', MISH): [
         (0, 'float32'), (0, 'float64'), (0, 'noncontiguous'), (1, 'float32'), (1, 'float64'),
         (1, 'noncontiguous'), (2, 'float32'), (2, 'float64'), (2, 'noncontiguous')],
-    ('MultiLabelMarginLoss', LOSS): [
-        (0, 'float32'), (0, 'float64'), (0, 'noncontiguous'), (1, 'float32'), (1, 'float64'),
-        (1, 'noncontiguous'), (2, 'float32'), (2, 'float64'), (2, 'noncontiguous'), (3, 'float32'),
-        (3, 'float64'), (3, 'noncontiguous')],
-    ('MultiMarginLoss', LOSS): [
-        (0, 'float32'), (0, 'float64'), (0, 'noncontiguous'), (2, 'float32'), (2, 'float64'),
-        (2, 'noncontiguous'), (3, 'float32')],
     ('Sigmoid', ACT64): [(2, 'float64'), (3, 'float64')],
     ('SoftMarginLoss', LOSS): [(3, 'float32'), (3, 'float64'), (3, 'noncontiguous')],
 }

@@ -55,7 +55,6 @@ KNOWN = {
     "nn.functional.instance_norm": (NORM, {("float64", "op"), ("float64", "grad")}),
     "nn.functional.interpolate/linear": (SCATTER_ORDER, {("float64", "grad")}),
     "nn.functional.interpolate/trilinear": (SCATTER_ORDER, {("float64", "grad")}),
-    "nn.functional.multilabel_margin_loss": (SUM_ORDER, {("float32", "op"), ("float64", "grad")}),
     "max_pool2d_with_indices_backward": (ATEN, {
         ("float64", "op"), ("float32", "op"), ("float64", "grad")}),
     "nn.functional.bilinear": (SUM_ORDER, {

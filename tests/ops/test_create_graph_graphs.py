@@ -34,7 +34,7 @@ KNOWN = frozenset((
     "FftC2C", "FftC2R", "FftR2C", "GridSampler2dBackward", "GroupNorm", "Imag", "IndexReduce",
     "LSTMLayer", "LayerNormBackward", "LeakyReluInplace", "LinalgDet", "LinalgEig",
     "LinalgEigh", "LinalgInvEx", "LinalgQr", "LinalgSlogdet", "LinalgSvd", "MaskedFillTensor",
-    "MaskedScatter", "MultilabelMarginLoss", "NativeGroupNorm", "NegView", "Nextafter", "Pdist",
+    "MaskedScatter", "NativeGroupNorm", "NegView", "Nextafter", "Pdist",
     "Polar", "Prelu", "PreluBackward", "Real", "RreluWithNoiseBackward",
     "ScaledDotProductFlashAttentionForCpu", "SigmoidBackward", "Vdot", "ViewAsComplex",
     "ViewAsReal", "ViewAsRealCopy", "ViewScatter", "WeightNormInterface",

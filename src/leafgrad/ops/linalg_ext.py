@@ -280,7 +280,8 @@ class Trace(Op):
         rows, cols = self.input_shape()
         flat = grad.new_zeros(rows * cols)
         flat._bump_version()
-        flat.index_fill_(0, arange(0, rows * cols, cols + 1), grad)
+        # (the diagonal's min(rows, cols) positions: a tall matrix has no more)
+        flat.index_fill_(0, arange(0, min(rows, cols) * (cols + 1), cols + 1), grad)
         return flat.view(rows, cols)
 
     jvp = auto_linear
