@@ -211,22 +211,12 @@ class Tracer(TracerBase):
         if isinstance(a, Tensor):
             qualname = self.tensor_attrs.get(id(a))
             if qualname is None:
-                i = 0
-                while True:
-                    qualname = f"_tensor_constant{i}"
-                    if not hasattr(self.root, qualname):
-                        break
-                    i += 1
+                qualname = _free_attribute(self.root, "_tensor_constant")
                 self.tensor_attrs[id(a)] = qualname
                 setattr(self.root, qualname, a)
             return self.create_node("get_attr", qualname, (), {})
         if type(a) in _proxyable_classes:
-            i = 0
-            while True:
-                qualname = f"_{a.__class__.__name__}_constant_{i}"
-                if not hasattr(self.root, qualname):
-                    break
-                i += 1
+            qualname = _free_attribute(self.root, f"_{a.__class__.__name__}_constant_")
             setattr(self.root, qualname, a)
             return self.create_node("get_attr", qualname, (), {})
         return super().create_arg(a)
@@ -466,3 +456,12 @@ def symbolic_trace(root, concrete_args=None) -> GraphModule:
     graph = tracer.trace(root, concrete_args)
     name = root.__class__.__name__ if isinstance(root, Module) else root.__name__
     return GraphModule(tracer.root, graph, name)
+
+
+def _free_attribute(root, prefix: str) -> str:
+    """``prefix`` numbered from 0: the first name ``root`` has no attribute of (the names
+    torch's tracer gives the constants it stores on the root module)."""
+    i = 0
+    while hasattr(root, f"{prefix}{i}"):
+        i += 1
+    return f"{prefix}{i}"
