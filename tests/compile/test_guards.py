@@ -164,14 +164,15 @@ def test_random_numbers_replay_with_fresh_draws():
     assert any("random" in b.reason for b in torch.compile.explain(fill, x).break_reasons)
 
 
-def test_a_result_that_needs_a_graph_runs_eagerly():
+def test_a_result_that_needs_a_graph_replays_with_its_backward():
+    """(differentiable.py, Note: the differentiable replay)"""
     w = _fresh((4,), requires_grad=True)
     f = torch.compile(lambda x: _chain(x, w))
     for _ in range(2):
         out = f(_fresh())
-        assert out.grad_fn is not None
+        assert out.grad_fn.name() == "CompiledFunctionBackward"
         out.sum().backward()
-    assert f.replays == 0
+    assert f.replays == 1
     expected = torch.autograd.grad(_chain(_fresh(), w).sum(), w)[0] * 2
     np.testing.assert_allclose(w.grad.numpy(), expected.numpy(), rtol=1e-6)
 

@@ -32,6 +32,7 @@ from ..autograd.forward_ad import state as _dual_state
 from ..autograd.grad_mode import state as _grad_state
 from ..tensor import Tensor, _wrap
 from . import codegen
+from . import differentiable as _differentiable
 from .capture import InvalidBackend, Tracer, Unsupported
 from .graph import Graph, Live, Value
 from .sources import Sources
@@ -57,7 +58,7 @@ class _Entry:
     """One capture: its graph and replay function, or the reasons it could not be made."""
 
     __slots__ = ("graph", "code", "replay", "breaks", "template", "effects", "grads", "lock",
-                 "owner")
+                 "owner", "backward")
 
     def __init__(self, graph: Graph | None, breaks: list) -> None:
         self.graph = graph
@@ -69,6 +70,7 @@ class _Entry:
         self.grads = None  # results that require grad: Value -> (kind, extra) (_build)
         self.lock = threading.Lock()  # Note: one replay at a time
         self.owner = None  # the thread replaying
+        self.backward = None  # results the caller backpropagates through (differentiable.py)
 
 
 # Note: one replay at a time
@@ -130,22 +132,32 @@ def _flatten(item, key: list, tensors: list, seen: dict) -> None:
 _ARRAY_KEY_LIMIT = 1 << 16
 
 
-def _template(item, tracer: Tracer, inputs: dict, breaks: list):
+def _template(item, tracer: Tracer, inputs: dict, breaks: list, diff: dict | None = None):
     if isinstance(item, Tensor):
         if item._requires_grad and item._node is not None and not any(
                 node.kind == "accumulate" for node in tracer.graph.nodes):
             # Note: results that require grad. A replay computes arrays and builds no autograd
-            # history, so a function whose caller would backpropagate through its result runs
-            # eagerly. When the function ran its own backward (a training step returning its
+            # history: with grad mode on (``diff``), the result is returned through one node
+            # whose backward is captured too (differentiable.py, Note: the differentiable
+            # replay). When the function ran its own backward (a training step returning its
             # loss), eager code freed the graph behind the result (unless retain_graph=True):
             # the replayed result requires grad and has a grad_fn of the same name, which
             # raises torch's "backward through the graph a second time" error when run. A
             # leaf made in the call with requires_grad (``tensor(..., requires_grad=True)``,
             # ``requires_grad_()``) is returned as a new leaf that requires grad, with the
             # ``.grad`` the replay's backward gave it (_private_leaves).
-            tracer.broke("the result requires grad and the function ran no backward (a "
-                         "replay builds no autograd history; call backward() inside it)")
-            return None
+            if diff is None:
+                tracer.broke("the result requires grad and the function ran no backward (a "
+                             "replay builds no autograd history; call backward() inside it)")
+                return None
+            if id(item) in inputs:
+                return Live(input_index=inputs[id(item)])
+            value = tracer.ref(item)
+            value.escapes = True
+            if value not in diff:
+                diff[value] = (len(diff), item)
+            tracer.result_grad[value] = ("compiled", diff[value][0])
+            return value
         if id(item) in inputs:
             return Live(input_index=inputs[id(item)])
         value = tracer.ref(item)
@@ -159,17 +171,19 @@ def _template(item, tracer: Tracer, inputs: dict, breaks: list):
                 tracer.result_grad[value] = ("node", _freed_node(item._node))
         return value
     if type(item) in (tuple, list):
-        return type(item)(_template(i, tracer, inputs, breaks) for i in item)
+        return type(item)(_template(i, tracer, inputs, breaks, diff) for i in item)
     if type(item) is dict:
-        return {k: _template(v, tracer, inputs, breaks) for k, v in item.items()}
+        return {k: _template(v, tracer, inputs, breaks, diff) for k, v in item.items()}
     return item
 
 
-def _build(template, arrays: dict, inputs: list, grads=None):
+def _build(template, arrays: dict, inputs: list, grads=None, outs=None):
     if isinstance(template, Value):
         if grads is not None:
             kind = grads.get(template)
             if kind is not None:
+                if kind[0] == "compiled":  # through CompiledFunction (differentiable.py)
+                    return outs[kind[1]]
                 if kind[0] == "leaf":  # a leaf made in the call (Note: results that ...)
                     tensor = _wrap(arrays[template], True)
                     slot = kind[1]
@@ -181,9 +195,9 @@ def _build(template, arrays: dict, inputs: list, grads=None):
     if isinstance(template, Live):
         return inputs[template.input_index] if template.input_index is not None else template.tensor
     if type(template) in (tuple, list):
-        return type(template)(_build(t, arrays, inputs, grads) for t in template)
+        return type(template)(_build(t, arrays, inputs, grads, outs) for t in template)
     if type(template) is dict:
-        return {k: _build(v, arrays, inputs, grads) for k, v in template.items()}
+        return {k: _build(v, arrays, inputs, grads, outs) for k, v in template.items()}
     return template
 
 
@@ -337,6 +351,9 @@ class CompiledFunction:
                 if arrays is not codegen.MISS:
                     self.replays += 1
                     values = dict(zip(entry.graph.output_values, arrays))
+                    if entry.backward is not None:
+                        return _differentiable.call(entry.backward, entry.template, values,
+                                                    tensors, entry.grads)
                     return _build(entry.template, values, tensors, entry.grads)
         if stance[0] != "default":  # Note: stances
             if self._stance_says_eager():
@@ -440,7 +457,14 @@ def _capture(fn, args, kwargs, tensors, fullgraph, optimise=True, buffers=True):
                          "would repeat them")
         inputs = {id(t): i for i, t in enumerate(tensors)}
         state.active = False
-        template = _template(result, tracer, inputs, tracer.breaks)
+        diff = {} if _grad_state.grad_enabled else None
+        template = _template(result, tracer, inputs, tracer.breaks, diff)
+        backward = None
+        if diff and not tracer.breaks:
+            captured = _differentiable.capture_backward(tracer, tensors, diff, _backward_entry)
+            if captured is not None:
+                backward, saved_template = captured
+                template = (template, saved_template)
     finally:
         state.active = False
         state.tracer = None
@@ -456,14 +480,33 @@ def _capture(fn, args, kwargs, tensors, fullgraph, optimise=True, buffers=True):
     entry.grads = _private_leaves(tracer, graph) or None
     _finish(graph, optimise)
     entry.template = graph.output_template
+    name = getattr(fn, '__name__', 'fn')
     source, namespace = codegen.generate(graph, use_buffers=buffers)
-    exec(_compile_builtin(source, f"<leafgrad.compile {getattr(fn, '__name__', 'fn')}>", "exec"),
-         namespace)
+    exec(_compile_builtin(source, f"<leafgrad.compile {name}>", "exec"), namespace)
     entry.code = source
     entry.replay = namespace["replay"]
+    if backward is not None:
+        entry.backward = backward
+        backward.entry.code = _generate(backward.entry, f"<leafgrad.compile {name} backward>")
+        entry.code = source + "\n\n# the backward (differentiable.py)\n" + backward.entry.code
+        # the first call's result too goes through CompiledFunction, from the capture's arrays
+        values = {value: value.array for value in graph.output_values}
+        result = _differentiable.call(backward, entry.template, values, tensors, entry.grads)
     graph.seal()
     tracer.keep.clear()
     return result, entry
+
+
+def _backward_entry(graph: Graph) -> _Entry:
+    return _Entry(graph, [])
+
+
+def _generate(entry: _Entry, filename: str) -> str:
+    source, namespace = codegen.generate(entry.graph)
+    exec(_compile_builtin(source, filename, "exec"), namespace)
+    entry.replay = namespace["replay"]
+    entry.graph.seal()
+    return source
 
 
 def _finish(graph: Graph, optimise: bool) -> None:
@@ -575,6 +618,9 @@ def explain(fn, *args, **kwargs) -> ExplainOutput:
     graphs = [entry.graph] if entry.graph is not None else []
     return ExplainOutput(graphs, entry.breaks)
 
+
+_differentiable._build = _build
+_differentiable._replay = _replay
 
 compile.explain = explain
 compile.Unsupported = Unsupported

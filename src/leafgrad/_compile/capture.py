@@ -126,6 +126,10 @@ class Tracer:
         self.sources = None  # the Sources watching the call (sources.py), set by api.py
         self.result_grad: dict = {}  # Value -> ("leaf", tensor) / ("node", maker) (api.py)
         self.live_arrays: dict = {}  # id -> outside NumPy array read live (sources.py)
+        # a backward's tracer (differentiable.py): the forward capture's (slot_of, by_layout),
+        # and the forward Values its "saved" inputs stand for, in input order
+        self.forward_values = None
+        self.saved_sources: list = []
 
     # -- bookkeeping ---------------------------------------------------------------------------
     def broke(self, reason: str) -> None:
@@ -180,6 +184,12 @@ class Tracer:
             return item
         if isinstance(item, np.ndarray):
             value = self.slot_of.get(id(item))
+            if value is None and self.forward_values is not None:
+                source = self._forward_source(item)
+                if source is not None:  # an array the forward kept (ctx.keep)
+                    from ..tensor import _wrap
+
+                    return self._saved_input(_wrap(item), source)
             if value is None:
                 owner = _owner(item)
                 if owner is not None:  # a tensor's own array, passed as a parameter
@@ -198,6 +208,10 @@ class Tracer:
         data = tensor._data
         self.keep.append(tensor)
         self.keep.append(data)
+        if self.forward_values is not None:
+            source = self._forward_source(data)
+            if source is not None:
+                return self._saved_input(tensor, source)
         made = self.created.get(id(data))
         same = self.by_layout.get(_layout(data))
         if same is not None:
@@ -229,6 +243,18 @@ class Tracer:
                 self.graph.externals.append(value)
         self._register(data, value)
         return value
+
+    def _forward_source(self, array):
+        """The forward capture's Value of an array a backward's trace meets, or None."""
+        by_id, by_layout = self.forward_values
+        source = by_id.get(id(array))
+        return source if source is not None else by_layout.get(_layout(array))
+
+    def _saved_input(self, tensor, source) -> "Value":
+        """An array of the forward read by the backward: an input of the backward's graph."""
+        self.add_input(tensor, ("saved", len(self.saved_sources)))
+        self.saved_sources.append(source)
+        return self.slot_of[id(tensor._data)]
 
     def _output(self, array, node: Node) -> "Value":
         value = self.graph.value("op", array, producer=node)
