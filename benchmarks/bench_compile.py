@@ -14,6 +14,11 @@ Cases
                    updated in place every step).
   lstm             one SGD step of nn.LSTM(128, 128) over 32 steps of a batch of 32, loss
                    mean(out ** 2) (bench_train.py's lstm case, whose NumPy column it shares).
+  mlp32_model      mlp32's step with only the model compiled, as torch.compile is usually
+                   used: ``model = compile(model)``, then the loss, backward() and the
+                   optimizer's step run eagerly around it (leafgrad: the forward replays and
+                   its results' CompiledFunctionBackward node replays the backward).
+  digits_model     the same for the digits CNN (Adam).
 
 Targets (issue 10): chain compiled <= 0.25x torch eager; mlp32 compiled <= 0.9x torch eager;
 mlp512 compiled <= 1.05x NumPy.
@@ -43,7 +48,8 @@ import bench_train  # noqa: E402
 CHAIN_OPS = 2000
 TARGETS = {"chain1": ("torch", 0.25), "chain64": ("torch", 0.25), "mlp32": ("torch", 0.9),
            "mlp512": ("numpy", 1.05)}
-CASE_KEYS = ("chain1", "chain64", "mlp32", "mlp512", "digits", "digits_bn", "lstm")
+CASE_KEYS = ("chain1", "chain64", "mlp32", "mlp512", "digits", "digits_bn", "lstm",
+             "mlp32_model", "digits_model")
 IMPLS = ("compiled", "leafgrad", "torch", "torch.compile", "numpy")
 
 
@@ -133,6 +139,43 @@ def digits_step(lib, batch_norm: bool = False):
     return step, (x, y)
 
 
+def model_step(lib, key: str, wrap):
+    """mlp32's or digits' step with ``wrap`` applied to the model only (``lib.compile`` or
+    ``torch.compile``; the identity for eager)."""
+    if key == "mlp32_model":
+        x, labels, params = bench_train.mlp_data(32)
+        nn = lib.nn
+        model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(),
+                              nn.Linear(128, 10))
+        with lib.no_grad():
+            for p, value in zip(model.parameters(), params):
+                p.copy_(lib.tensor(value))
+        optimizer = lib.optim.SGD(model.parameters(), lr=bench_train.LR)
+        x, y = lib.tensor(x), lib.tensor(labels)
+    else:
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                        "examples"))
+        import digits_cnn
+
+        lib.manual_seed(0)
+        model = digits_cnn.build_model(lib)
+        optimizer = lib.optim.Adam(model.parameters(), lr=1e-3)
+        rng = np.random.default_rng(0)
+        x = lib.tensor(rng.random((32, 1, 8, 8)).astype(np.float32))
+        y = lib.tensor(rng.integers(0, 10, 32))
+    run = wrap(model)
+    cross_entropy = lib.nn.functional.cross_entropy
+
+    def step():
+        optimizer.zero_grad()
+        loss = cross_entropy(run(x), y)
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    return step, run
+
+
 # -- building the cases ---------------------------------------------------------------------------
 def load_torch():
     try:
@@ -181,7 +224,25 @@ def build(leafgrad, torch, wanted, chain_ops: int, torch_compile: bool, notes: l
             fns["numpy"] = lambda x=x, w=w, b=b: chain_numpy(x, w, b, chain_ops)
             cases[key] = {"label": f"chain fwd+bwd, {size} elem", "unit": "per op",
                           "divisor": chain_ops, "fns": fns, "compiled": compiled}
-        elif key.startswith("mlp"):
+        if key in ("mlp32_model", "digits_model"):
+            fns["leafgrad"] = model_step(leafgrad, key, lambda m: m)[0]
+            fns["compiled"], wrapped = model_step(leafgrad, key, leafgrad.compile)
+            compiled = wrapped._compiled_call
+            if torch is not None:
+                fns["torch"] = model_step(torch, key, lambda m: m)[0]
+                if torch_compile:
+                    found = _torch_compiled(torch, model_step(torch, key, torch.compile)[0], (),
+                                            notes, key)
+                    if found is not None:
+                        fns["torch.compile"] = found
+            if key == "mlp32_model":
+                fns["numpy"] = bench_train.mlp_numpy(32)[0]
+            label = ("mlp step, b32, model compiled" if key == "mlp32_model"
+                     else "digits CNN step, model compiled")
+            cases[key] = {"label": label, "unit": "per step", "divisor": 1, "fns": fns,
+                          "compiled": compiled}
+            continue
+        if key.startswith("mlp"):
             batch = int(key[3:])
             fns["leafgrad"] = bench_train.mlp_lib(leafgrad, batch)
             fns["compiled"] = compiled = leafgrad.compile(bench_train.mlp_lib(leafgrad, batch))
@@ -267,8 +328,8 @@ def parse_args(argv):
     parser.add_argument("--json", metavar="PATH")
     parser.add_argument("--cases", default=",".join(CASE_KEYS))
     parser.add_argument("--cpu-time", action="store_true",
-                        help="time with the process's CPU time (time.process_time) instead of "
-                             "wall time: on an oversubscribed machine, waiting for a core is "
+                        help="time with the timing thread's CPU time (time.thread_time) instead "
+                             "of wall time: on an oversubscribed machine, waiting for a core is "
                              "then not counted (threads are pinned to 1, so CPU time is work)")
     parser.add_argument("--no-torch-compile", action="store_true",
                         help="skip torch.compile (it compiles C++ with gcc on first call)")
@@ -290,9 +351,7 @@ def main(argv=None) -> int:
         print(f"unknown case(s): {', '.join(unknown)}; known: {', '.join(CASE_KEYS)}")
         return 2
     if args.cpu_time:
-        import types
-
-        _harness.time = types.SimpleNamespace(perf_counter=time.process_time)
+        _harness.clock = time.thread_time
     chain_ops = 200 if args.quick else CHAIN_OPS
     repeats = 2 if args.quick else 7
     target_s = 0.005 if args.quick else 0.2

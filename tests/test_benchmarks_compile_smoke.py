@@ -30,11 +30,12 @@ def test_quick_run_reports_every_target():
                           capture_output=True, text=True, env=env, timeout=900)
     assert proc.returncode == 0, proc.stderr
     for label in ("chain fwd+bwd, 1 elem", "mlp step, batch 512", "digits CNN Adam step",
-                  "digits CNN+BatchNorm Adam step", "LSTM SGD step"):
+                  "digits CNN+BatchNorm Adam step", "LSTM SGD step",
+                  "mlp step, b32, model compiled", "digits CNN step, model compiled"):
         assert label in proc.stdout
     assert proc.stdout.count("target <=") == 4
     # every compiled column timed replays, not the eager fallback
-    assert proc.stdout.count("the compiled step was captured 1x") == 7
+    assert proc.stdout.count("the compiled step was captured 1x") == 9
     assert "replayed 0x" not in proc.stdout
 
 
