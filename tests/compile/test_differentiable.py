@@ -280,8 +280,11 @@ def test_double_backward_refused_as_torch_compile(torch):
 
 
 def test_in_place_change_of_a_saved_input_raises_eagers_error(torch):
+    """A saved input changed after the forward, and a result the backward reads (tanh's)
+    changed in place: eager's version-counter error, not a gradient from the new values."""
     def observe(lib, **kwargs):
         fn = lib.compile(lambda a, b: (a * b).sum(), **kwargs)
+        result = lib.compile(lambda a: (a * 2).tanh(), **kwargs)
         seen = []
         for _ in range(2):
             a, b = lib.ones(3, requires_grad=True), lib.full((3,), 2.0)
@@ -289,6 +292,12 @@ def test_in_place_change_of_a_saved_input_raises_eagers_error(torch):
             b.add_(1)
             with pytest.raises(RuntimeError) as error:
                 out.backward()
+            seen.append(str(error.value).splitlines()[0])
+            out = result(a)
+            out.mul_(2)
+            seen.append((out.grad_fn.name(), out._version))
+            with pytest.raises(RuntimeError) as error:
+                out.sum().backward()
             seen.append(str(error.value).splitlines()[0])
         return seen
 

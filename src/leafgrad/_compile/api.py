@@ -177,13 +177,11 @@ def _template(item, tracer: Tracer, inputs: dict, breaks: list, diff: dict | Non
     return item
 
 
-def _build(template, arrays: dict, inputs: list, grads=None, outs=None):
+def _build(template, arrays: dict, inputs: list, grads=None):
     if isinstance(template, Value):
         if grads is not None:
             kind = grads.get(template)
             if kind is not None:
-                if kind[0] == "compiled":  # through CompiledFunction (differentiable.py)
-                    return outs[kind[1]]
                 if kind[0] == "leaf":  # a leaf made in the call (Note: results that ...)
                     tensor = _wrap(arrays[template], True)
                     slot = kind[1]
@@ -195,9 +193,9 @@ def _build(template, arrays: dict, inputs: list, grads=None, outs=None):
     if isinstance(template, Live):
         return inputs[template.input_index] if template.input_index is not None else template.tensor
     if type(template) in (tuple, list):
-        return type(template)(_build(t, arrays, inputs, grads, outs) for t in template)
+        return type(template)(_build(t, arrays, inputs, grads) for t in template)
     if type(template) is dict:
-        return {k: _build(v, arrays, inputs, grads, outs) for k, v in template.items()}
+        return {k: _build(v, arrays, inputs, grads) for k, v in template.items()}
     return template
 
 
@@ -352,8 +350,8 @@ class CompiledFunction:
                     self.replays += 1
                     values = dict(zip(entry.graph.output_values, arrays))
                     if entry.backward is not None:
-                        return _differentiable.call(entry.backward, entry.template, values,
-                                                    tensors, entry.grads)
+                        return _differentiable.call(entry.backward, entry.graph.output_template,
+                                                    values, tensors, entry.grads)
                     return _build(entry.template, values, tensors, entry.grads)
         if stance[0] != "default":  # Note: stances
             if self._stance_says_eager():
@@ -461,10 +459,9 @@ def _capture(fn, args, kwargs, tensors, fullgraph, optimise=True, buffers=True):
         template = _template(result, tracer, inputs, tracer.breaks, diff)
         backward = None
         if diff and not tracer.breaks:
-            captured = _differentiable.capture_backward(tracer, tensors, diff, _backward_entry)
-            if captured is not None:
-                backward, saved_template = captured
-                template = (template, saved_template)
+            backward = _differentiable.capture_backward(tracer, tensors, diff, _backward_entry)
+            if backward is not None:  # (the saved arrays are results of the forward too)
+                template = (template, backward.saved_template)
     finally:
         state.active = False
         state.tracer = None
@@ -491,6 +488,7 @@ def _capture(fn, args, kwargs, tensors, fullgraph, optimise=True, buffers=True):
         entry.code = source + "\n\n# the backward (differentiable.py)\n" + backward.entry.code
         # the first call's result too goes through CompiledFunction, from the capture's arrays
         values = {value: value.array for value in graph.output_values}
+        entry.template = graph.output_template = graph.output_template[0]
         result = _differentiable.call(backward, entry.template, values, tensors, entry.grads)
     graph.seal()
     tracer.keep.clear()

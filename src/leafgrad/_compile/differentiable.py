@@ -38,7 +38,7 @@ from ..autograd.function import Function
 from ..autograd.grad_mode import state as _grad_state
 from ..tensor import _wrap
 from . import codegen
-from .graph import Live
+from .graph import Live, Value
 from .state import state
 
 # api.py's result builder and locked replay, set by api.py once it is loaded (it imports this
@@ -53,7 +53,8 @@ DOUBLE_BACKWARD = "torch.compile with aot_autograd does not currently support do
 class Backward:
     """One capture's backward: T2's replay and how a call's tensors feed it."""
 
-    __slots__ = ("entry", "template", "sources", "count", "grad_layouts", "edges", "diff_values")
+    __slots__ = ("entry", "template", "sources", "count", "grad_layouts", "edges", "diff_values",
+                 "saved_template")
 
     def __init__(self, entry, template, sources: list, grad_layouts: list, edges: list,
                  diff_values: list) -> None:
@@ -64,17 +65,21 @@ class Backward:
         self.grad_layouts = grad_layouts  # (shape, strides, dtype) of each placeholder
         self.edges = edges  # ("input", index) or ("external", tensor) per gradient returned
         self.diff_values = diff_values  # the forward's Values of the results, by output_nr
+        self.saved_template = None  # per saved input of T2: a forward Value, or Live
 
 
 class _Call:
     """What one call's ``CompiledFunction.apply`` carries (not a tensor: it gets no edge)."""
 
-    __slots__ = ("backward", "outputs", "saved")
+    __slots__ = ("backward", "outputs", "saved", "values", "tensors", "memo")
 
-    def __init__(self, backward: Backward, outputs: list, saved: list) -> None:
+    def __init__(self, backward: Backward, values: dict, tensors: list) -> None:
         self.backward = backward
-        self.outputs = outputs  # the results' arrays, in the order of their output_nr
-        self.saved = saved  # tensors: a saved forward array wrapped, or the input/param itself
+        self.values = values  # the forward replay's arrays by Value
+        self.tensors = tensors  # the call's input tensors
+        self.outputs = [values[v] for v in backward.diff_values]  # by output_nr
+        self.memo: dict = {}  # Value -> the one Tensor over its array (see forward)
+        self.saved = None
 
 
 class CompiledFunction(Function):
@@ -82,9 +87,29 @@ class CompiledFunction(Function):
 
     @staticmethod
     def forward(ctx, call, *inputs):
+        outputs = tuple(_wrap(array) for array in call.outputs)
+        # What the backward reads is saved as the tensor the caller sees where there is one
+        # (an input, a parameter, a result: an in-place change of it raises eager's error at
+        # the backward), a new tensor over the forward's array otherwise.
+        position = {value: nr for nr, value in enumerate(call.backward.diff_values)}
+        saved = []
+        for item in call.backward.saved_template:
+            if isinstance(item, Value):
+                nr = position.get(item)
+                if nr is not None:
+                    # (an alias sharing the result's version counter, as torch's AOTAutograd
+                    # saves it: its error names no "output 0 of" the node)
+                    saved.append(outputs[nr].detach())
+                    continue
+                tensor = call.memo.get(item)
+                if tensor is None:
+                    tensor = call.memo[item] = _wrap(call.values[item])
+                saved.append(tensor)
+            else:
+                saved.append(_build(item, call.values, call.tensors))
         ctx.call = call
-        ctx.save_for_backward(*call.saved)
-        return tuple(_wrap(array) for array in call.outputs)
+        ctx.save_for_backward(*saved)
+        return outputs
 
     @staticmethod
     def backward(ctx, *grads):
@@ -243,15 +268,34 @@ def capture_backward(tracer, tensors: list, diff: dict, make_entry):
     backward = Backward(entry, graph2.output_template, second.saved_sources, layouts, edges,
                         [value for value, _ in order])
     second.keep.clear()
-    return backward, saved_template
+    backward.saved_template = saved_template
+    return backward
 
 
 def call(backward: Backward, template, values: dict, tensors: list, grads):
     """A call's result: the forward's arrays ``values``, the diff results through
-    ``CompiledFunction`` (Note: the differentiable replay)."""
-    user, saved_template = template
-    saved = [_build(item, values, tensors) for item in saved_template]
-    outputs = [values[v] for v in backward.diff_values]
-    inputs = [tensors[where] if kind == "input" else where for kind, where in backward.edges]
-    results = CompiledFunction.apply(_Call(backward, outputs, saved), *inputs)
-    return _build(user, values, tensors, grads, results)
+    ``CompiledFunction`` (Note: the differentiable replay). A Value returned twice, or
+    returned and saved, is one Tensor (one version counter)."""
+    state = _Call(backward, values, tensors)
+    results = CompiledFunction.apply(state, *[tensors[where] if kind == "input" else where
+                                              for kind, where in backward.edges])
+    memo = state.memo
+
+    def build(item):
+        if isinstance(item, Value):
+            kind = grads.get(item) if grads is not None else None
+            if kind is not None:
+                if kind[0] == "compiled":
+                    return results[kind[1]]
+                return _build(item, values, tensors, grads)
+            tensor = memo.get(item)
+            if tensor is None:
+                tensor = memo[item] = _wrap(values[item])
+            return tensor
+        if type(item) in (tuple, list):
+            return type(item)(build(i) for i in item)
+        if type(item) is dict:
+            return {k: build(v) for k, v in item.items()}
+        return _build(item, values, tensors, grads)
+
+    return build(template)
