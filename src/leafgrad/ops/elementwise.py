@@ -21,7 +21,7 @@ from ..autograd._fp_errors import loud as _loud, quiet as _quiet
 from .._construct import checked_operand, unsigned_fill
 from ..tensor import Tensor, _wrap
 from . import _bfloat16, _uint
-from .registry import OPS, Op, on_arrays, plain_apply as _plain, register
+from .registry import OPS, Op, array_kernel, on_arrays, plain_apply as _plain, register
 from . import _inference_writes as _writes
 from .._dtype import from_numpy_dtype
 from .._construct import _C_SCALAR_NAMES
@@ -31,8 +31,8 @@ from .registry import _np_to_dtype
 def _zeros_like(grad: Tensor) -> Tensor:
     """torch's ``zeros_like(grad)`` in a derivative formula: exact zeros (whatever NaN or inf
     ``grad`` holds, and +0. whatever its signs), recorded by nothing even under
-    ``create_graph``."""
-    return _wrap(np.zeros_like(grad._data))
+    ``create_graph``; a kernel, so that leafgrad.compile makes it again on every replay)."""
+    return _wrap(array_kernel(np.zeros_like, grad._data))
 
 # -- binary arithmetic ------------------------------------------------------------------------
 

@@ -25,7 +25,8 @@ from .math_logic import check_broadcast_all
 from .math_unary import _not_implemented, _zeros_like
 from . import _batching_rules as batch
 from . import _uint
-from .registry import NoDerivative, Op, register
+from .registry import NoDerivative, Op, array_kernel, register
+from ..tensor import _wrap
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
 from .elementwise import MulScalar
 
@@ -757,10 +758,8 @@ class LerpTensor(Op):
                 grad_end = grad * conj(weight)
             if self.needs_grad(0):
                 # C++'s 1 - weight: empty_like(weight).fill_(1).sub_(weight), SubBackward0
-                # with no edge for the ones
-                from ..tensor import _wrap
-
-                ones = _wrap(np.ones_like(weight._data))
+                # with no edge for the ones (a kernel: leafgrad.compile makes it on replays)
+                ones = _wrap(array_kernel(np.ones_like, weight._data))
                 grad_self = grad * conj(ones - weight)
         if self.needs_grad(2):
             grad_weight = grad * conj(self.saved("end") - self.saved("self"))
