@@ -96,6 +96,9 @@ def test_training_with_a_compiled_model_equals_eager(model, optimizer, dtype):
         trained.append((losses, [t.detach().numpy().copy() for t in net.state_dict().values()]))
         if compiled:
             assert run._compiled_call.replays == len(data) - 1
+            # the recorded backward prints, and its code follows the forward's
+            assert str(run.backward_graph).splitlines()[-1].startswith("return (")
+            assert "# the backward" in run.code
     assert trained[0][0] == trained[1][0]
     for a, b in zip(trained[0][1], trained[1][1]):
         np.testing.assert_array_equal(a, b)

@@ -299,6 +299,15 @@ class CompiledFunction:
         return None
 
     @property
+    def backward_graph(self) -> Graph | None:
+        """The backward recorded with the latest capture whose results the caller
+        backpropagates through (differentiable.py), else None."""
+        for entry in reversed(self.captures):
+            if entry.graph is not None and entry.replay is not None:
+                return entry.backward.entry.graph if entry.backward is not None else None
+        return None
+
+    @property
     def code(self) -> str | None:
         for entry in reversed(self.captures):
             if entry.code is not None:

@@ -34,5 +34,9 @@ class OptimizedModule(Module):
         return self._compiled_call.graph
 
     @property
+    def backward_graph(self):
+        return self._compiled_call.backward_graph
+
+    @property
     def code(self):
         return self._compiled_call.code
