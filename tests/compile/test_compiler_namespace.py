@@ -246,3 +246,28 @@ def test_fail_on_recompile_message_names_the_function(leafgrad_results):
 
 def test_disable_refuses_fullgraph(leafgrad_results):
     assert leafgrad_results["disable_bare"][4] == "Unsupported"
+
+
+def test_compile_argument_checks_as_torch():
+    """torch.compile's checks made when it is called: a non-callable model, a dynamic that is
+    not a bool or None, mode with options, an unknown mode or backend name."""
+    from .._torch import require_torch
+
+    torch = require_torch()
+
+    def observe(lib):
+        seen = []
+        cases = [((5,), {}), (("model",), {}), ((abs,), {"dynamic": "yes"}),
+                 ((abs,), {"dynamic": 1}), ((abs,), {"dynamic": None}),
+                 ((abs,), {"dynamic": True}), ((abs,), {"mode": "nonsense"}),
+                 ((abs,), {"mode": "max-autotune", "options": {}}),
+                 ((abs,), {"backend": "no-such-backend"})]
+        for args, kwargs in cases:
+            try:
+                result = lib.compile(*args, **kwargs)
+                seen.append(("ok", callable(result)))
+            except Exception as error:  # noqa: BLE001 - the type is compared
+                seen.append((type(error).__name__, str(error).splitlines()[0]))
+        return seen
+
+    assert observe(leafgrad) == observe(torch)

@@ -577,7 +577,9 @@ def compile(model=None, *, fullgraph: bool = False, dynamic: bool = False, backe
         return lambda fn: compile(fn, fullgraph=fullgraph, dynamic=dynamic, backend=backend,
                                   mode=mode, options=options, disable=disable)
     if not callable(model):
-        raise RuntimeError("torch.compile: model must be callable")  # pragma: no cover
+        raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
+    if dynamic is not None and type(dynamic) is not bool:  # (torch's mark of dynamic shapes)
+        raise AssertionError(f"Expected enable to be a bool, got {type(dynamic)}")
     _check_settings(backend, mode, options)
     if disable:
         return model
