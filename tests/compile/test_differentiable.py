@@ -349,3 +349,38 @@ def test_a_training_steps_loss_as_torch_compile(torch):
     for _ in range(2):
         compiled(leafgrad.ones(3)).backward()  # (the kept graph: a second backward runs)
     assert compiled.replays == 0 and w.grad.tolist() == [4.0, 4.0, 4.0]
+
+
+def test_threads_share_a_compiled_model():
+    """Two threads running forwards and backwards of one compiled model at once: each call's
+    saved arrays are its own (the replays take turns on their buffers), so every gradient is
+    the one eager code gives for that call's input."""
+    import threading
+
+    leafgrad.manual_seed(0)
+    model = nn.Sequential(nn.Linear(6, 8), nn.Tanh(), nn.Linear(8, 1))
+    compiled = leafgrad.compile(model)
+    inputs = [leafgrad.randn(5, 6) for _ in range(40)]
+    expected = []
+    for x in inputs:
+        x = x.detach().requires_grad_()
+        model(x).sum().backward()
+        expected.append(x.grad.numpy().copy())
+    compiled(inputs[0].detach().requires_grad_())  # (captured before the threads start)
+    got = [None] * len(inputs)
+
+    def work(indices):
+        for i in indices:
+            x = inputs[i].detach().requires_grad_()
+            out = compiled(x)
+            (g,) = leafgrad.autograd.grad(out.sum(), x)
+            got[i] = g.numpy().copy()
+
+    threads = [threading.Thread(target=work, args=(range(k, len(inputs), 2),)) for k in (0, 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for g, e in zip(got, expected):
+        np.testing.assert_array_equal(g, e)
+    assert compiled._compiled_call.replays == len(inputs)
