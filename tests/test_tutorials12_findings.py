@@ -2104,13 +2104,212 @@ def kaggle_pytorch_for_deep_learning_lovers(torch):
                 print('Iteration: {}  Loss: {}  Accuracy: {} %'.format(count, loss.data, accuracy))
 
 
+def numerical_accuracy_note(torch):
+    # PyTorch docs "Numerical accuracy" note: reduction order, extremal values, TF32 and
+    # reduced-precision flags, float32 matmul precision, batched vs sliced computations
+    a = torch.tensor([1e-16, 1.0, -1.0])
+    print(a.sum(), a.flip(0).sum(), (1e-16 + 1.0) - 1.0)
+    print(torch.tensor(3.4e38, dtype=torch.float32) * 2, torch.finfo(torch.float32).max, torch.finfo(torch.float16).tiny)
+    print(torch.finfo(torch.bfloat16), torch.iinfo(torch.int8))
+    print(torch.tensor([2**24 + 1], dtype=torch.float32), torch.tensor(2**24, dtype=torch.float32) + 1)
+    print(torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32,
+          torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction,
+          torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction)
+    print(torch.get_float32_matmul_precision())
+    torch.set_float32_matmul_precision("high")
+    print(torch.get_float32_matmul_precision())
+    torch.set_float32_matmul_precision("highest")
+    attempt(lambda: torch.set_float32_matmul_precision("low"))
+    torch.manual_seed(0)
+    A = torch.randn(4, 16, 8)
+    B = torch.randn(4, 8, 16)
+    full = A @ B
+    sliced = torch.stack([A[i] @ B[i] for i in range(4)])
+    print((full - sliced).abs().max(), torch.equal(full[0], A[0] @ B[0]))
+    x = torch.randn(1000, dtype=torch.float32)
+    print(x.sum(), x.double().sum().float(), x.cumsum(0)[-1], x.sort().values.sum())
+    print(torch.tensor(1e-45), torch.tensor(1e-46), torch.tensor([1e-45]).abs() > 0, torch.tensor(float('nan')) == torch.tensor(float('nan')))
+    h = torch.tensor([65504.], dtype=torch.float16)
+    print(h + 16, h * 2, h.float() * 2, torch.tensor([1e-8], dtype=torch.float16))
+    print(torch.tensor([0.1], dtype=torch.float64).item() == 0.1, torch.tensor([0.1]).item(), torch.tensor([0.1]).item() == 0.1)
+    print(torch.tensor([0.1, 0.2]).sum() == 0.3, torch.isclose(torch.tensor([0.1, 0.2]).sum(), torch.tensor(0.3)))
+    print(torch.allclose(torch.tensor([1., 2.]), torch.tensor([1. + 1e-9, 2.])), torch.tensor(1 / 3).double())
+    print(torch.are_deterministic_algorithms_enabled(), torch.get_deterministic_debug_mode())
+
+
+def d2l_gpus(torch):
+    # d2l-en chapter_builders-guide/use-gpu: devices on a CPU-only machine
+    nn = torch.nn
+    print(torch.device('cpu'), torch.device('cuda'), torch.device('cuda:1'), repr(torch.device('cuda', 1)))
+    print(torch.cuda.device_count())
+
+    def try_gpu(i=0):
+        if torch.cuda.device_count() >= i + 1:
+            return torch.device(f'cuda:{i}')
+        return torch.device('cpu')
+
+    def try_all_gpus():
+        return [torch.device(f'cuda:{i}') for i in range(torch.cuda.device_count())]
+
+    print(try_gpu(), try_gpu(10), try_all_gpus())
+    x = torch.tensor([1, 2, 3])
+    print(x.device, x.is_cuda, x.get_device())
+    X = torch.ones(2, 3, device=try_gpu())
+    print(X, X.device.type, X.device.index)
+    attempt(lambda: torch.rand(2, 3, device=torch.device('cuda:1')))
+    attempt(lambda: X.cuda(1))
+    attempt(lambda: X.to('cuda'))
+    Z = X.cpu()
+    print(Z is X, X.to('cpu') is X, X.to(try_gpu()) is X)
+    torch.manual_seed(0)
+    net = nn.Sequential(nn.LazyLinear(1))
+    net = net.to(device=try_gpu())
+    print(net(X), net[0].weight.data.device)
+    print(torch.device('cpu') == 'cpu', torch.device('cpu:0') == torch.device('cpu'), torch.device('cpu', 0))
+    attempt(lambda: torch.device('gpu'))
+    attempt(lambda: torch.device('cuda:-1'))
+    attempt(lambda: torch.device('cpu', -2))
+    print(str(torch.device('cuda:0')), torch.device('cuda:0').type, torch.device('cuda:0').index, torch.device('cpu').index)
+    with torch.device('cpu'):
+        print(torch.ones(1).device)
+    print(torch.cuda.is_available(), torch.cuda.is_initialized())
+    attempt(lambda: torch.cuda.current_device())
+    attempt(lambda: torch.cuda.get_device_name(0))
+
+
+def kaggle_autograd_basics(torch):
+    # Kaggle-style "PyTorch autograd basics": requires_grad_, grad accumulation and zero_,
+    # higher-order derivatives with create_graph, no_grad / set_grad_enabled / inference_mode,
+    # detach, torch.autograd.grad with allow_unused and the functional jacobian/hessian
+    x = torch.tensor([1.0, 2.0, 3.0])
+    print(x.requires_grad)
+    x.requires_grad_()
+    y = (x ** 3).sum()
+    dy, = torch.autograd.grad(y, x, create_graph=True)
+    print(dy, dy.requires_grad, dy.grad_fn)
+    d2y, = torch.autograd.grad(dy.sum(), x, create_graph=True)
+    print(d2y, d2y.grad_fn)
+    d3y, = torch.autograd.grad(d2y.sum(), x)
+    print(d3y, d3y.grad_fn)
+    z = (x * 2).sum()
+    z.backward(retain_graph=True)
+    z.backward()
+    print(x.grad)
+    x.grad.zero_()
+    print(x.grad)
+    attempt(lambda: z.backward())
+    with torch.no_grad():
+        w = x * 2
+    print(w.requires_grad)
+    with torch.set_grad_enabled(False):
+        print((x * 2).requires_grad)
+    print(torch.is_grad_enabled())
+    torch.set_grad_enabled(False)
+    print((x + 1).requires_grad, torch.is_grad_enabled())
+    torch.set_grad_enabled(True)
+    with torch.inference_mode():
+        inf = x * 3
+    print(inf.requires_grad, inf.is_inference(), torch.is_inference_mode_enabled())
+    attempt(lambda: inf.requires_grad_())
+    attempt(lambda: (inf * x).sum().backward())
+    d = x.detach()
+    d[0] = 10.
+    print(x, d)
+    a = torch.tensor(2.0, requires_grad=True)
+    b = torch.tensor(3.0, requires_grad=True)
+    attempt(lambda: torch.autograd.grad(a * 2, [a, b]))
+    print(torch.autograd.grad(a * 2, [a, b], allow_unused=True))
+    print(torch.autograd.grad(a * 2, [a, b], allow_unused=True, materialize_grads=True))
+    f = lambda v: (v ** 2).sum() * v[0]
+    v = torch.tensor([1., 2.])
+    print(torch.autograd.functional.jacobian(lambda v: v ** 2 * v[0], v))
+    print(torch.autograd.functional.hessian(f, v))
+    print(torch.autograd.functional.vjp(lambda v: v ** 2, v, torch.ones(2)))
+    print(torch.autograd.functional.jvp(lambda v: v ** 2, v, torch.ones(2)))
+    print(torch.autograd.functional.hvp(f, v, torch.ones(2)))
+    attempt(lambda: torch.autograd.grad(torch.ones(2, requires_grad=True) * 2, a))
+    q = torch.ones(2, requires_grad=True)
+    attempt(lambda: (q * 2).backward())
+    (q * 2).backward(torch.tensor([1., 0.5]))
+    print(q.grad)
+    attempt(lambda: (q * 2).backward(torch.ones(3)))
+    print(torch.autograd.grad((q * q).sum(), q, grad_outputs=torch.tensor(2.)))
+
+
+def fx_graphmodule_api(torch):
+    # torch.fx docs: GraphModule's code/graph, copying and pickling it, the Interpreter's
+    # argument fetching and node-by-node run, Graph.print_tabular without tabulate, find_nodes,
+    # format_node, Node.replace_input_with, inserting get_attr and a call_module by hand
+    fx = torch.fx; nn = torch.nn
+    torch.manual_seed(0)
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.param = nn.Parameter(torch.rand(3, 4))
+            self.linear = nn.Linear(4, 5)
+        def forward(self, x):
+            return self.linear(x + self.param).clamp(min=0.0, max=1.0)
+
+    gm = fx.symbolic_trace(M())
+    print(gm.graph)
+    for node in gm.graph.nodes:
+        print(node.format_node())
+    print(gm.graph.find_nodes(op='call_module'), gm.graph.find_nodes(op='call_method', target='clamp'))
+    attempt(lambda: gm.graph.print_tabular())
+    gm2 = copy.deepcopy(gm)
+    x = torch.randn(3, 4)
+    print(torch.equal(gm2(x), gm(x)), gm2.param is gm.param, type(gm2).__name__)
+    buf = io.BytesIO()
+    torch.save(gm, buf)
+    buf.seek(0)
+    gm3 = torch.load(buf, weights_only=False)
+    print(torch.equal(gm3(x), gm(x)), gm3.code == gm.code)
+    gm4 = pickle.loads(pickle.dumps(gm))
+    print(torch.equal(gm4(x), gm(x)))
+    interp = fx.Interpreter(gm)
+    print(interp.run(x)[0])
+    g = gm.graph
+    add_node = next(n for n in g.nodes if n.name == 'add')
+    with g.inserting_before(add_node):
+        p = g.get_attr('param')
+        neg = g.call_function(torch.neg, (p,))
+    add_node.replace_input_with(list(add_node.args)[1], neg)
+    g.eliminate_dead_code()
+    g.lint()
+    gm.recompile()
+    print(gm.code)
+    print(gm(x)[0], torch.equal(gm(x), gm.linear(x - gm.param).clamp(0.0, 1.0)))
+    attempt(lambda: g.call_module('relu', (add_node,)))
+    print(len(g.nodes))
+    print(g.get_attr('missing.attr'), g.get_attr('nothing'), g.get_attr('linear.weight'))
+    gm.add_submodule('relu', nn.ReLU())
+    gm.register_buffer('buf', torch.ones(1))
+    gm.plain = 3
+    print(g.get_attr('buf'), g.get_attr('plain'), g.get_attr('relu'))
+    for n in list(g.nodes):
+        if n.op == 'get_attr' and not n.users:
+            g.erase_node(n)
+    with g.inserting_after(add_node):
+        relu = g.call_module('relu', (add_node,))
+    add_node.replace_all_uses_with(relu, delete_user_cb=lambda user: user is not relu)
+    g.eliminate_dead_code()
+    g.lint()
+    gm.recompile()
+    print(gm)
+    print(gm(x)[0])
+    attempt(lambda: g.erase_node(add_node))
+    attempt(lambda: fx.symbolic_trace(M())(x, x))
+
+
 SNIPPETS = [fx_conv_bn_fuser, fx_profiling_interpreter, fx_graph_manipulation,
             fx_replace_pattern_shape_prop, fx_symbolic_trace_limits, leaf_vs_nonleaf,
             optimizer_step_in_backward, reasoning_about_shapes, visualizing_gradients,
             chatbot_encoder_attention, llms_appendix_a, fx_decompose_retrace,
             fastbook_mnist_basics, fastbook_foundations, cs224n_pytorch_tutorial, llmc_train_gpt2,
             ibm_tensors_and_derivatives, ibm_dataset_and_linear_regression, ibm_logistic_softmax,
-            kaggle_pytorch_for_deep_learning_lovers]
+            kaggle_pytorch_for_deep_learning_lovers, numerical_accuracy_note, d2l_gpus,
+            kaggle_autograd_basics, fx_graphmodule_api]
 
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda snippet: snippet.__name__)
@@ -2235,3 +2434,81 @@ def test_zero_dim_float32_backwards_warn_nothing_as_torch():
     left = ("mish", "logsigmoid", "cosh", "sinh")
     assert {k: v for k, v in got.items() if k[0] not in left} == \
         {k: v for k, v in want.items() if k[0] not in left}
+
+
+def _device_outcomes(m):
+    strings = ["cpu", "meta", "cuda", "cpu:0", "cuda:0", "cuda:10", "cuda:-1", "cpu:-1",
+               "cuda:00", "cuda:01", "cuda:1a", "cuda: 1", "cuda:", ":1", "cuda::1",
+               "cuda:1:2", "cuda:+1", " cpu", "cpu ", "CPU", "gpu", "gpu:1", "gpu:-1",
+               "cuda:\uff11", "cuda:2147483648", "cuda:99999999999999999999"]
+    calls = [(s,) for s in strings] + [
+        ("cpu", 0), ("cuda", 3), ("cpu", -1), ("cuda", -2), ("cuda:1", 2), ("cpu:0", 0),
+        ("cuda", True), ("cuda", 1.0), ("cuda", "1"), ("gpu", 1), ("cuda:x", 1), ("cuda", None)]
+    out = [_outcome(lambda: m.device(*call)) for call in calls]
+    out += [_outcome(lambda: m.device(type="cuda", index=1)),
+            _outcome(lambda: m.device("cuda:1", index=1))]
+    cpu = m.device("cpu")
+    for other in ["cpu", "cpu:0", 0, None, m.device("cpu"), m.device("cpu", 0), m.device("meta")]:
+        out.append((cpu == other, cpu != other, other == cpu, other != cpu))
+    return out
+
+
+def _outcome(function):
+    """A call's result or its exception as torch's tests compare it: type and first line."""
+    try:
+        result = function()
+    except Exception as error:  # noqa: BLE001 - the type and first line are what is compared
+        return f"raised {type(error).__name__}: {str(error).splitlines()[0]}"
+    return repr(result).replace("leafgrad", "torch")
+
+
+def test_device_strings_parse_and_compare_as_torch():
+    # d2l's "GPUs" chapter on a CPU build: torch.device('cpu') == 'cpu' is False in torch (a
+    # device equals only a device; leafgrad parsed the string and said True), and c10's
+    # device-string parser refuses 'cuda:-1', 'cuda:01', 'cuda:' ... ('Invalid device string',
+    # leafgrad took int() of anything after the colon) and a negative explicit index.
+    assert _device_outcomes(lg) == _device_outcomes(torch)
+
+
+def _fx_insertion_outcomes(m):
+    """Graph.get_attr and Graph.call_module on a GraphModule's graph (and on a graph without
+    one): the node made or the error, the warnings, the names given after."""
+    nn = m.nn
+
+    class Inner(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(2, 2)
+            self.register_buffer("buf", m.ones(2))
+            self.plain = 3.0
+
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inner = Inner()
+            self.act = nn.ReLU()
+
+        def forward(self, x):
+            return self.act(self.inner.lin(x))
+
+    out = []
+    targets = ["inner", "inner.lin", "inner.lin.weight", "inner.buf", "inner.plain", "act",
+               "missing", "inner.missing", "nothing.here", "inner.lin.nothing"]
+    for owned in (True, False):
+        graph = m.fx.symbolic_trace(M()).graph if owned else m.fx.Graph()
+        for method, target in itertools.product(["get_attr", "call_module"], targets):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                made = _outcome(lambda: getattr(graph, method)(target).name)
+            out.append((owned, method, target, made, [str(w.message) for w in caught]))
+        out.append([node.name for node in graph.nodes])
+    return out
+
+
+def test_fx_graph_insertions_check_the_owning_module_as_torch():
+    # torch.fx's docs example inserting call_module('relu') before add_submodule: torch's
+    # Graph.call_module looks the module up in the owning GraphModule (get_submodule's
+    # AttributeError for a missing one, no node made) and Graph.get_attr warns of a target
+    # that is no submodule, parameter or buffer; leafgrad made both nodes silently (and the
+    # names of the nodes after it differed: relu_1 for relu).
+    assert _fx_insertion_outcomes(lg) == _fx_insertion_outcomes(torch)
