@@ -1,14 +1,18 @@
 """Code from other people's tutorials and courses not covered before (pytorch/tutorials' FX
 pages: the FX conv/bn fuser, the FX profiling Interpreter, and torch.fx's docs examples of graph
 manipulation, Transformer, subgraph rewriting, shape propagation, retracing decompositions, the
-inverse-function graph and the limits of symbolic tracing; "Understanding requires_grad,
-retain_grad, leaf and non-leaf tensors", "How to save memory by fusing the optimizer step into the
-backward pass", "Reasoning about shapes" with the meta device, "Visualizing gradients" and the
-chatbot tutorial's packed bidirectional GRU encoder with Luong attention; rasbt's LLMs-from-scratch
-appendix A; fastbook's 04_mnist_basics and 17_foundations; Stanford CS224N's PyTorch tutorial),
-shrunk to small synthetic data made with torch's own RNG and run with torch and with leafgrad in
-one process: every printed line, warning and error must be the same (tests/_tutorial_harness.py);
-then one test per defect found, sweeping its class of inputs."""
+inverse-function graph, GraphModule's API and the limits of symbolic tracing; "Understanding
+requires_grad, retain_grad, leaf and non-leaf tensors", "How to save memory by fusing the
+optimizer step into the backward pass", "Reasoning about shapes" with the meta device,
+"Visualizing gradients" and the chatbot tutorial's packed bidirectional GRU encoder with Luong
+attention; the "Numerical accuracy" note; rasbt's LLMs-from-scratch appendix A; karpathy's llm.c
+train_gpt2.py; fastbook's 04_mnist_basics and 17_foundations; Stanford CS224N's PyTorch tutorial;
+IBM/Coursera's "Deep Neural Networks with PyTorch"; Kaggle's "Pytorch Tutorial for Deep Learning
+Lovers" and autograd basics; d2l-en's GPUs section; a plain training-loop blog post with gradient
+accumulation, OneCycleLR and early stopping; torch.utils.checkpoint walkthroughs), shrunk to small
+synthetic data made with torch's own RNG and run with torch and with leafgrad in one process:
+every printed line, warning and error must be the same (tests/_tutorial_harness.py); then one test
+per defect found, sweeping its class of inputs."""
 
 import contextlib
 import copy
@@ -17,6 +21,7 @@ import io
 import itertools
 import math
 import operator
+import pickle
 import time
 import warnings
 
@@ -2302,6 +2307,134 @@ def fx_graphmodule_api(torch):
     attempt(lambda: fx.symbolic_trace(M())(x, x))
 
 
+def training_loop_blog(torch):
+    # A "plain PyTorch training loop" blog post (no Lightning): train/validate functions,
+    # gradient accumulation, clip_grad_value_, OneCycleLR stepped per batch, an EarlyStopping
+    # class keeping the best state_dict with deepcopy, and a checkpoint dict saved and resumed
+    nn = torch.nn
+    torch.manual_seed(0)
+    X = torch.randn(48, 6)
+    y = (X[:, 0] - 2 * X[:, 1] > 0).long()
+    train_ds = torch.utils.data.TensorDataset(X[:32], y[:32])
+    val_ds = torch.utils.data.TensorDataset(X[32:], y[32:])
+    train_loader = torch.utils.data.DataLoader(train_ds, batch_size=8, shuffle=True)
+    val_loader = torch.utils.data.DataLoader(val_ds, batch_size=8)
+    model = nn.Sequential(nn.Linear(6, 16), nn.GELU(), nn.Dropout(0.1), nn.Linear(16, 2))
+    criterion = nn.CrossEntropyLoss(label_smoothing=0.05)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2, weight_decay=1e-2)
+    accum_steps = 2
+    epochs = 4
+    scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=5e-2, epochs=epochs,
+                                                    steps_per_epoch=len(train_loader) // accum_steps)
+
+    class EarlyStopping:
+        def __init__(self, patience=2, min_delta=0.0):
+            self.patience, self.min_delta = patience, min_delta
+            self.best_loss, self.counter, self.best_state = float('inf'), 0, None
+        def __call__(self, val_loss, model):
+            if val_loss < self.best_loss - self.min_delta:
+                self.best_loss = val_loss
+                self.counter = 0
+                self.best_state = copy.deepcopy(model.state_dict())
+            else:
+                self.counter += 1
+            return self.counter >= self.patience
+
+    def train_one_epoch():
+        model.train()
+        running, correct, seen = 0.0, 0, 0
+        optimizer.zero_grad(set_to_none=True)
+        for step, (xb, yb) in enumerate(train_loader):
+            logits = model(xb)
+            loss = criterion(logits, yb) / accum_steps
+            loss.backward()
+            if (step + 1) % accum_steps == 0:
+                nn.utils.clip_grad_value_(model.parameters(), clip_value=0.5)
+                optimizer.step()
+                scheduler.step()
+                optimizer.zero_grad(set_to_none=True)
+            running += loss.item() * accum_steps * xb.size(0)
+            correct += (logits.argmax(dim=1) == yb).sum().item()
+            seen += xb.size(0)
+        return running / seen, correct / seen
+
+    @torch.no_grad()
+    def evaluate():
+        model.eval()
+        total, correct, n = 0.0, 0, 0
+        for xb, yb in val_loader:
+            logits = model(xb)
+            total += criterion(logits, yb).item() * xb.size(0)
+            correct += (logits.argmax(1) == yb).sum().item()
+            n += xb.size(0)
+        return total / n, correct / n
+
+    stopper = EarlyStopping(patience=2)
+    for epoch in range(epochs):
+        tl, ta = train_one_epoch()
+        vl, va = evaluate()
+        print(f"epoch {epoch}: train {tl:.4f}/{ta:.3f} val {vl:.4f}/{va:.3f} lr {scheduler.get_last_lr()[0]:.6f}")
+        if stopper(vl, model):
+            print("early stop")
+            break
+    print(stopper.best_loss, stopper.counter, list(stopper.best_state)[:2], optimizer.param_groups[0]['lr'])
+    model.load_state_dict(stopper.best_state)
+    ckpt = {"epoch": epoch, "model_state_dict": model.state_dict(), "optimizer_state_dict": optimizer.state_dict(),
+            "scheduler_state_dict": scheduler.state_dict(), "loss": vl}
+    buf = io.BytesIO()
+    torch.save(ckpt, buf)
+    buf.seek(0)
+    loaded = torch.load(buf, weights_only=True)
+    model2 = nn.Sequential(nn.Linear(6, 16), nn.GELU(), nn.Dropout(0.1), nn.Linear(16, 2))
+    opt2 = torch.optim.AdamW(model2.parameters(), lr=1e-2, weight_decay=1e-2)
+    sched2 = torch.optim.lr_scheduler.OneCycleLR(opt2, max_lr=5e-2, epochs=epochs, steps_per_epoch=2)
+    print(model2.load_state_dict(loaded["model_state_dict"]))
+    opt2.load_state_dict(loaded["optimizer_state_dict"])
+    sched2.load_state_dict(loaded["scheduler_state_dict"])
+    print(loaded["epoch"], loaded["loss"], sched2.get_last_lr(), opt2.state_dict()["param_groups"][0]["lr"], sched2.last_epoch)
+    print(sorted(loaded["scheduler_state_dict"])[:6])
+    attempt(lambda: [sched2.step() for _ in range(10)])
+
+
+def activation_checkpointing(torch):
+    # torch.utils.checkpoint walkthroughs: checkpoint with use_reentrant=False and True,
+    # checkpoint_sequential, the missing-use_reentrant error, RNG state preserved through
+    # dropout, and gradients equal to the plain run
+    nn = torch.nn
+    cp = torch.utils.checkpoint
+    torch.manual_seed(0)
+    block = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Dropout(0.3), nn.Linear(8, 4))
+    x = torch.randn(3, 4, requires_grad=True)
+    torch.manual_seed(1)
+    ref = block(x)
+    ref.sum().backward()
+    g_ref = x.grad.clone(); w_ref = block[0].weight.grad.clone()
+    x.grad = None; block.zero_grad()
+    torch.manual_seed(1)
+    out = cp.checkpoint(block, x, use_reentrant=False)
+    print(out.grad_fn, torch.equal(out, ref))
+    out.sum().backward()
+    print(torch.equal(x.grad, g_ref), torch.equal(block[0].weight.grad, w_ref))
+    attempt(lambda: cp.checkpoint(block, x))
+    x.grad = None; block.zero_grad()
+    torch.manual_seed(1)
+    out = cp.checkpoint(block, x, use_reentrant=True)
+    print(out.grad_fn, torch.equal(out, ref))
+    out.sum().backward()
+    print(torch.equal(x.grad, g_ref), torch.equal(block[0].weight.grad, w_ref))
+    seq = nn.Sequential(*[nn.Sequential(nn.Linear(4, 4), nn.ReLU()) for _ in range(4)])
+    y = cp.checkpoint_sequential(seq, 2, x, use_reentrant=False)
+    y.sum().backward()
+    print(y[0], seq[0][0].weight.grad[0])
+    attempt(lambda: cp.checkpoint_sequential(seq, 2, x))
+    with torch.no_grad():
+        z = cp.checkpoint(block, x, use_reentrant=False)
+    print(z.requires_grad)
+    xi = torch.randn(3, 4)
+    out = cp.checkpoint(block, xi, use_reentrant=True)
+    print(out.requires_grad)
+
+
 SNIPPETS = [fx_conv_bn_fuser, fx_profiling_interpreter, fx_graph_manipulation,
             fx_replace_pattern_shape_prop, fx_symbolic_trace_limits, leaf_vs_nonleaf,
             optimizer_step_in_backward, reasoning_about_shapes, visualizing_gradients,
@@ -2309,7 +2442,8 @@ SNIPPETS = [fx_conv_bn_fuser, fx_profiling_interpreter, fx_graph_manipulation,
             fastbook_mnist_basics, fastbook_foundations, cs224n_pytorch_tutorial, llmc_train_gpt2,
             ibm_tensors_and_derivatives, ibm_dataset_and_linear_regression, ibm_logistic_softmax,
             kaggle_pytorch_for_deep_learning_lovers, numerical_accuracy_note, d2l_gpus,
-            kaggle_autograd_basics, fx_graphmodule_api]
+            kaggle_autograd_basics, fx_graphmodule_api, training_loop_blog,
+            activation_checkpointing]
 
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda snippet: snippet.__name__)
