@@ -283,6 +283,11 @@ class EluBackward(_SlopeBackward):
             return _sleef_unary.elu_backward(grad, a, alpha, scale, input_scale)
         if grad.dtype == np.float64:  # torch's kernel: SLEEF's exp in the vectors
             return _sleef_double.elu_backward(grad, a, alpha, scale, input_scale)
+        rounding = _reduced_rounding(a) if grad.dtype == a.dtype else None
+        if rounding is not None:  # float16/bfloat16: ATen's float kernel, rounded once
+            return rounding(_sleef_unary.elu_backward(grad.astype(np.float32),
+                                                      a.astype(np.float32), alpha, scale,
+                                                      input_scale))
         with np.errstate(over="ignore"):
             negative = grad * (_libm.exp(np.minimum(a, 0) * input_scale)  # (ops/_libm.py)
                                * grad.dtype.type(alpha * scale * input_scale))
