@@ -4,6 +4,9 @@ named (``leafgrad.device("cuda")``), and using one that is not the CPU fails wit
 
 from __future__ import annotations
 
+import builtins
+import re
+
 import numpy as np
 
 __all__ = ["device", "CPU", "use"]
@@ -11,6 +14,10 @@ __all__ = ["device", "CPU", "use"]
 _TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
           "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
           "privateuseone")
+
+
+_DEVICE_STRING = re.compile(r"([A-Za-z_]+)(?::(0|[1-9][0-9]*))?")
+builtins_type = builtins.type  # (``type`` is the constructor's parameter)
 
 
 class device:
@@ -29,9 +36,23 @@ class device:
             if type < 0:
                 raise RuntimeError("Device index must not be negative")
             raise RuntimeError("Cannot access accelerator device when none is available.")
-        if ":" in text:
-            text, _, number = text.partition(":")
-            index = int(number)
+        if index is not None:
+            if not isinstance(index, (int, np.integer)) or isinstance(index, (bool, np.bool_)):
+                raise TypeError(f"device(): argument 'index' (position 2) must be int, not "
+                                f"{builtins_type(index).__name__}")
+            if index < 0:
+                raise RuntimeError("Device index must not be negative")
+        parsed = _DEVICE_STRING.fullmatch(text)
+        if parsed is None:  # c10's Device(string): letters or _, then ':' and a plain number
+            raise RuntimeError(f"Invalid device string: '{text}'")
+        if parsed.group(2) is not None:
+            if index is not None:
+                raise RuntimeError("type (string) must not include an index because index was "
+                                   f"passed explicitly: {text}")
+            if int(parsed.group(2)) > 2**31 - 1:  # (std::stoi)
+                raise RuntimeError(f"Could not parse device index '{parsed.group(2)}' in "
+                                   f"device string '{text}'")
+            text, index = parsed.group(1), int(parsed.group(2))
         if text not in _TYPES:
             raise RuntimeError(
                 f"Expected one of {', '.join(_TYPES)} device type at start of device string: "
@@ -60,9 +81,10 @@ class device:
         return None
 
     def __eq__(self, other) -> bool:
-        if isinstance(other, str):
-            other = device(other)
-        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
+        # torch.device('cpu') == 'cpu' is False: a device equals only a device
+        if not isinstance(other, device):
+            return NotImplemented
+        return (self.type, self.index) == (other.type, other.index)
 
     def __hash__(self) -> int:
         return hash((self.type, self.index))

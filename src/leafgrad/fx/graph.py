@@ -8,6 +8,7 @@ import inspect
 import keyword
 import math
 import re
+import warnings
 from collections import defaultdict
 from contextlib import contextmanager
 
@@ -126,6 +127,23 @@ class PythonCode:
         self.src = src
         self.globals = globals_
         self._lineno_map = _lineno_map
+
+
+def _attr_exists(module, qualified_name: str) -> bool:
+    """Whether ``qualified_name`` names a submodule, parameter or buffer of ``module``, as
+    torch's Graph.get_attr checks before it warns (a missing parent module warns too)."""
+    from ..nn import Module, Parameter
+
+    path, _, name = qualified_name.rpartition(".")
+    try:
+        parent = module.get_submodule(path)
+    except AttributeError:
+        warnings.warn(f"Failed to fetch module {path}!")
+        return False
+    if not hasattr(parent, name):
+        return False
+    value = getattr(parent, name)
+    return isinstance(value, (Module, Parameter)) or name in parent._buffers
 
 
 def _format_target(base: str, target: str) -> str:
@@ -461,9 +479,22 @@ class Graph:
         return self.create_node("placeholder", name, args=args, type_expr=type_expr)
 
     def get_attr(self, qualified_name: str, type_expr=None) -> Node:
+        if self._owning_module is not None and not _attr_exists(self._owning_module,
+                                                                qualified_name):
+            warnings.warn("Attempted to insert a get_attr Node with no underlying reference in "
+                          "the owning GraphModule! Call GraphModule.add_submodule to add the "
+                          "necessary submodule, GraphModule.add_parameter to add the necessary "
+                          "Parameter, or nn.Module.register_buffer to add the necessary buffer")
         return self.create_node("get_attr", qualified_name, type_expr=type_expr)
 
     def call_module(self, module_name: str, args=None, kwargs=None, type_expr=None) -> Node:
+        # torch looks the module up (get_submodule: a missing one is its AttributeError; the
+        # warning below is for a get_submodule that returns None)
+        if self._owning_module is not None \
+                and self._owning_module.get_submodule(module_name) is None:
+            warnings.warn("Attempted to insert a call_module Node with no underlying reference "
+                          "in the owning GraphModule! Call GraphModule.add_submodule to add the "
+                          "necessary submodule")
         return self.create_node("call_module", module_name, args, kwargs, type_expr=type_expr)
 
     def call_method(self, method_name: str, args=None, kwargs=None, type_expr=None) -> Node:

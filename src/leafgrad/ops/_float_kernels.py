@@ -54,6 +54,7 @@ import math
 
 import numpy as np
 
+from .._dtype import is_bfloat16_array
 from ..backends import cpu as _cpu
 from . import _blas, _isa, _layout, _libm, _mkl, _numba_kernels, _onednn, _softmax_bits
 
@@ -728,6 +729,14 @@ def tanh_backward(grad: np.ndarray, y: np.ndarray, out=None, factor=None) -> np.
         return np.multiply(grad, t, out, dtype=_F32, casting="same_kind")
     if dtype == _F64:
         return np.multiply(grad, tanh_backward_factor(y) if factor is None else factor, out=out)
+    if dtype == np.float16 or is_bfloat16_array(y):  # ATen's reduced-float
+        wide = y.astype(_F32)  # path converts to float, runs the float kernel, rounds once
+        t = np.multiply(grad.astype(_F32), tanh_backward_factor(wide), dtype=_F32,
+                        casting="same_kind")
+        if out is None:
+            return t.astype(dtype)
+        np.copyto(out, t, casting="unsafe")
+        return out
     return np.multiply(grad, 1 - y * y, out=out)
 
 

@@ -185,7 +185,8 @@ def expf(a: np.ndarray) -> np.ndarray:
         wide = np.asarray(np.exp(a, dtype=_F64))
         out = wide.astype(_F32)
     bits = wide.view(np.uint64) & _LOW29
-    bits -= _EXPF_FROM_MIDPOINT  # wraps around below the window
+    # wraps around below the window (a ufunc: a 0-d input's NumPy scalar warned overflow)
+    bits = np.subtract(bits, _EXPF_FROM_MIDPOINT, out=bits if bits.ndim else None)
     near = bits < np.uint64(2 * _EXPF_MARGIN)
     near |= a < _EXPF_NORMAL_BOUND
     if near.any():

@@ -283,6 +283,11 @@ class EluBackward(_SlopeBackward):
             return _sleef_unary.elu_backward(grad, a, alpha, scale, input_scale)
         if grad.dtype == np.float64:  # torch's kernel: SLEEF's exp in the vectors
             return _sleef_double.elu_backward(grad, a, alpha, scale, input_scale)
+        rounding = _reduced_rounding(a) if grad.dtype == a.dtype else None
+        if rounding is not None:  # float16/bfloat16: ATen's float kernel, rounded once
+            return rounding(_sleef_unary.elu_backward(grad.astype(np.float32),
+                                                      a.astype(np.float32), alpha, scale,
+                                                      input_scale))
         with np.errstate(over="ignore"):
             negative = grad * (_libm.exp(np.minimum(a, 0) * input_scale)  # (ops/_libm.py)
                                * grad.dtype.type(alpha * scale * input_scale))
@@ -583,6 +588,9 @@ class Silu(Op):
             return _wrap(array_kernel(_float_kernels.silu_backward, grad._data, x._data))
         if plain_backward() and x._data.dtype == np.float64 == grad._data.dtype:
             return _wrap(array_kernel(_sleef_double.silu_backward, grad._data, x._data))
+        reduced = reduced_backward(_float_kernels.silu_backward, grad, x)
+        if reduced is not None:
+            return reduced
         s = x.sigmoid()
         if records_double_backward():  # torch's silu_backward, a composite: its nodes' order
 
@@ -623,6 +631,10 @@ class Softplus(Op):
         if plain_backward() and x._data.dtype == np.float64 == grad._data.dtype:
             return _wrap(array_kernel(_sleef_double.softplus_backward, grad._data, x._data,
                                       beta=beta, threshold=threshold))
+        reduced = reduced_backward(_sleef_unary.softplus_backward, grad, x, beta=beta,
+                                   threshold=threshold)
+        if reduced is not None:
+            return reduced
         if records_double_backward():
             return SoftplusBackward.record(grad, x, beta=beta, threshold=threshold)
 
@@ -834,6 +846,21 @@ def _reduced_rounding(array: np.ndarray):
     if array.dtype.kind == "V":
         return _to_bfloat16
     return None
+
+
+def reduced_backward(kernel, grad, x, **params):
+    """A plain backward's ``kernel(grad, x, **params)`` (torch's float32 kernel, bit for bit)
+    for float16/bfloat16 ``grad`` and ``x``: ATen's CPU activation backwards convert a reduced
+    float type to float, run the float kernel and round once (silu, softplus, log_sigmoid);
+    None for other dtypes or a recorded backward (Note: array-level backwards)."""
+    g, a = grad._data, x._data
+    if g.dtype != a.dtype or not plain_backward():
+        return None
+    rounding = _reduced_rounding(a)
+    if rounding is None:
+        return None
+    return _wrap(rounding(array_kernel(kernel, g.astype(np.float32), a.astype(np.float32),
+                                       **params)))
 
 
 def _bfloat16_softmax(log: bool):

@@ -215,7 +215,12 @@ class RNNBase(Module):
                 finals.append(state)
             layer_output = outputs[0] if directions == 1 else cat(outputs, dim=2)
             if self.dropout and self.training and layer < self.num_layers - 1:
-                layer_output = F.dropout(layer_output, self.dropout, True)
+                if lengths is None:
+                    layer_output = F.dropout(layer_output, self.dropout, True)
+                else:  # torch drops out a packed layer's packed data: its mask's draws
+                    sizes = [sum(1 for n in lengths if n > t) for t in range(steps)]
+                    layer_output = _pad(F.dropout(_pack(layer_output, sizes), self.dropout,
+                                                  True), sizes)
             layer_input = layer_output
         return layer_input, finals
 
@@ -234,15 +239,8 @@ class RNNBase(Module):
 
         if not isinstance(input, PackedSequence):
             return self._forward_impl(input, hx)
-        from ... import cat, zeros
-
         sizes = input.batch_sizes.tolist()
-        data = input.data
-        padded = zeros((len(sizes), sizes[0]) + tuple(data.shape[1:]), dtype=data.dtype)
-        offset = 0
-        for t, size in enumerate(sizes):
-            padded[t, :size] = data[offset:offset + size]
-            offset += size
+        padded = _pad(input.data, sizes)
         lengths = [sum(1 for size in sizes if size > row) for row in range(sizes[0])]
 
         def permute(state, order):
@@ -253,7 +251,7 @@ class RNNBase(Module):
             return state.index_select(1, order)
 
         output, final = self._forward_impl(padded, permute(hx, input.sorted_indices), lengths)
-        packed = cat([output[t, :size] for t, size in enumerate(sizes)])
+        packed = _pack(output, sizes)
         return (PackedSequence(packed, input.batch_sizes, input.sorted_indices,
                                input.unsorted_indices),
                 permute(final, input.unsorted_indices))
@@ -275,6 +273,24 @@ class RNNBase(Module):
         if not batched:
             return output.squeeze(0 if self.batch_first else 1)
         return output
+
+
+def _pad(data: Tensor, sizes: list) -> Tensor:
+    """A packed sequence's data (its steps' rows one after another, ``sizes`` rows each) as
+    a zero-padded (steps, batch, ...) tensor."""
+    padded = zeros((len(sizes), sizes[0]) + tuple(data.shape[1:]), dtype=data.dtype)
+    offset = 0
+    for t, size in enumerate(sizes):
+        padded[t, :size] = data[offset:offset + size]
+        offset += size
+    return padded
+
+
+def _pack(padded: Tensor, sizes: list) -> Tensor:
+    """The inverse of ``_pad``: each step's first ``sizes[t]`` rows, one after another."""
+    from ... import cat
+
+    return cat([padded[t, :size] for t, size in enumerate(sizes)])
 
 
 def _split_state(hx: Tensor | None, count: int, shape: tuple, like: Tensor):
