@@ -7,6 +7,12 @@ for them (Note: bfloat16 in _dtype.py); ``_dtype.is_inexact``/``is_floating`` kn
 1. Backward formulas under create_graph take C++'s Tensor-and-number operator forms
    (AddBackward1, MulBackward1: Note: C++ operators in backward formulas) for bfloat16 too
    (leafgrad recorded Python's AddBackward0/MulBackward0 there).
+2. bernoulli and multinomial take bfloat16 probabilities (leafgrad: "not implemented for
+   'BFloat16'" / "only supports floating-point dtypes"); searchsorted/bucketize see NaN in
+   bfloat16 boundaries or values (torch's binary search, not NumPy's NaN-last order).
+3. torch.special's Bessel, Airy and polynomial kernels refuse Half and BFloat16 (ATen
+   dispatches float and double only); bincount's weights give float32 for float32 and float64
+   for every other dtype (leafgrad kept float16).
 """
 
 from __future__ import annotations
@@ -83,3 +89,84 @@ def test_create_graph_backward_formulas_take_cpp_scalar_forms_for_bfloat16():
 
             seen.append(_outcome(run))
         assert seen[0] == seen[1], (name, dtype)
+
+
+def _compare(call, label):
+    seen = [_outcome(lambda: call(lib)) for lib in (torch, leafgrad)]
+    assert seen[0] == seen[1], label
+
+
+def _summary(value):
+    if isinstance(value, (torch.Tensor, leafgrad.Tensor)):
+        return _bits(value)
+    if isinstance(value, (tuple, list)):
+        return tuple(_summary(item) for item in value)
+    return value
+
+
+def test_random_draws_take_bfloat16_probabilities():
+    forms = {
+        "bernoulli": lambda lib, p: lib.bernoulli(p),
+        "bernoulli_ tensor": lambda lib, p: lib.zeros(2, 3, dtype=p.dtype).bernoulli_(p),
+        "bernoulli_ of float32 by bfloat16": lambda lib, p: lib.zeros(2, 3).bernoulli_(p),
+        "multinomial": lambda lib, p: lib.multinomial(p, 2),
+        "multinomial replacement": lambda lib, p: lib.multinomial(p, 5, replacement=True),
+        "multinomial 1-d": lambda lib, p: lib.multinomial(p[0], 3),
+    }
+    for (name, form), dtype in itertools.product(forms.items(), FLOATING):
+        def call(lib):
+            lib.manual_seed(0)
+            p = (_make(lib, dtype) / 8).abs() + 0.05
+            return _summary(form(lib, p))
+
+        _compare(call, (name, dtype))
+
+
+def test_searchsorted_with_bfloat16_nan_takes_torch_binary_search():
+    for dtype, right, nan_in in itertools.product(FLOATING, (False, True), ("sorted", "values")):
+        def call(lib):
+            boundaries = lib.tensor([0.0, 1.0, 3.0, float("nan") if nan_in == "sorted" else 5.0],
+                                    dtype=getattr(lib, dtype))
+            values = _make(lib, dtype)
+            if nan_in == "values":
+                values = values.log()  # (-1.5 gives NaN)
+            return (_bits(lib.searchsorted(boundaries, values, right=right)),
+                    _bits(lib.bucketize(values, boundaries, right=right)))
+
+        _compare(call, (dtype, right, nan_in))
+
+
+_SPECIAL = ("airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0",
+            "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1",
+            "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "spherical_bessel_j0")
+_POLYNOMIALS = ("chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+                "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t",
+                "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+                "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he",
+                "laguerre_polynomial_l", "legendre_polynomial_p")
+
+
+def test_special_functions_refuse_half_precision_as_torch():
+    for name, dtype in itertools.product(_SPECIAL + _POLYNOMIALS, ("bfloat16", "float16")):
+        for operands in ("x", "n", "both") if name in _POLYNOMIALS else ("x",):
+            def call(lib):
+                function = getattr(lib.special, name)
+                x = lib.tensor([0.5, 1.0], dtype=getattr(lib, dtype if operands != "n" else "int64"))
+                if name not in _POLYNOMIALS:
+                    return _bits(function(x))
+                n = lib.tensor([2, 3], dtype=getattr(lib, dtype if operands != "x" else "int64"))
+                return _bits(function(x, n))
+
+            _compare(call, (name, dtype, operands))
+
+
+ALL_DTYPES = FLOATING + ("uint8", "int8", "int16", "int32", "int64", "bool")
+
+
+def test_bincount_weights_give_float_for_float_else_double():
+    for dtype in ALL_DTYPES:
+        def call(lib):
+            weights = lib.tensor([1, 0, 1, 1, 0, 1], dtype=getattr(lib, dtype))
+            return _bits(lib.bincount(lib.tensor([0, 1, 1, 3, 0, 2]), weights=weights))
+
+        _compare(call, dtype)
