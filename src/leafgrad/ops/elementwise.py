@@ -445,6 +445,8 @@ class Div(Op):
             # 2**40, not 2**40 wrapped to int32 (0); so does a 0-d int64 tensor's value)
             dtype = _promote.float_result(np.empty(0, promoted_a.dtype)).dtype
             return _as_float(a, dtype) / _as_float(b, dtype)
+        if promoted_a.dtype.kind == "c":  # (NumPy's complex division rounds other last bits)
+            return _float_kernels.complex_true_divide(promoted_a, promoted_b)
         return promoted_a / promoted_b
 
     def backward(self, grad):
