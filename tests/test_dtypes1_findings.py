@@ -17,6 +17,9 @@ for them (Note: bfloat16 in _dtype.py); ``_dtype.is_inexact``/``is_floating`` kn
    contractions (leafgrad: NumPy's division, other last bits in ~8% of real and imaginary
    parts, x / x's imaginary part not 0), and for complex64 the last element of each
    odd-length inner loop as torch's compiled epilogue rounds it.
+5. Complex multiplication is torch's kernel: its vector loop rounds each product (NumPy's
+   product rounds as fma: another last bit in most elements, and in every gradient through a
+   complex product), its epilogue contracts as measured (_float_kernels.complex_multiply).
 """
 
 from __future__ import annotations
@@ -209,6 +212,45 @@ def test_complex_division_is_torch_kernel():
                                                            (37,), (2, 3, 5), ())):
         def call(lib):
             x, y = _complex_pair(lib, dtype, shape, 0), _complex_pair(lib, dtype, shape, 1)
+            result = form(lib, x, y)
+            return _bits(result), result.stride()
+
+        _compare(call, (name, dtype, shape))
+
+
+_PRODUCTS = {
+    "operator": lambda lib, x, y: x * y,
+    "mul": lambda lib, x, y: lib.mul(x, y),
+    "method": lambda lib, x, y: x.mul(y),
+    "out=": lambda lib, x, y: lib.mul(x, y, out=lib.empty_like(x)),
+    "x * x": lambda lib, x, y: x * x,
+    "by the conjugate": lambda lib, x, y: x * y.conj(),
+    "transposed": lambda lib, x, y: x.transpose(0, -1) * y.transpose(0, -1),
+    "broadcast row": lambda lib, x, y: x * y[:1],
+    "broadcast column": lambda lib, x, y: x * y[..., :1],
+    "by a Python complex": lambda lib, x, y: x * (0.3 - 1.7j),
+    "by a 0-d tensor": lambda lib, x, y: x * y.reshape(-1)[0] if y.numel() else x * y.sum(),
+    "gradient": lambda lib, x, y: lib.autograd.grad(x.requires_grad_() * y, x, grad_outputs=y)[0],
+}
+# Loops whose first operand is a scalar: their epilogue's contractions are left
+# (complex_multiply), so these run on whole vectors only (16 complex64 / 8 complex128 elements
+# per step)
+_SCALAR_PRODUCTS = {
+    "0-d tensor by": lambda lib, x, y: y.reshape(-1)[0] * x,
+    "Python complex by (reflected)": lambda lib, x, y: (0.3 - 1.7j) * x,
+}
+
+
+def test_complex_multiplication_is_torch_kernel():
+    # torch's vector loop rounds each product; its epilogue contracts some into fma (see
+    # _float_kernels.complex_multiply): every remainder of a 16 (complex64) / 8 (complex128)
+    # element step is among the lengths
+    shapes = [(length,) for length in range(1, 17)] + [(37,), (3, 5), (2, 3, 5), (), (0, 3)]
+    cases = [(form, shape) for form, shape in itertools.product(_PRODUCTS.items(), shapes)]
+    cases += itertools.product(_SCALAR_PRODUCTS.items(), ((32,), (3, 16), (0, 16)))
+    for ((name, form), shape), dtype in itertools.product(cases, ("complex64", "complex128")):
+        def call(lib):
+            x, y = _complex_pair(lib, dtype, shape, 2), _complex_pair(lib, dtype, shape, 3)
             result = form(lib, x, y)
             return _bits(result), result.stride()
 
