@@ -20,6 +20,11 @@ for them (Note: bfloat16 in _dtype.py); ``_dtype.is_inexact``/``is_floating`` kn
 5. Complex multiplication is torch's kernel: its vector loop rounds each product (NumPy's
    product rounds as fma: another last bit in most elements, and in every gradient through a
    complex product), its epilogue contracts as measured (_float_kernels.complex_multiply).
+6. LAPACK-backed linalg refuses what torch refuses, in its words: inv/inverse/inv_ex/tensorinv
+   of bfloat16 ("Low precision dtypes not supported"), cholesky of bfloat16, matrix_rank and
+   lstsq of anything but float/double/complex, householder_product's orgqr, vander of half
+   types and bool; lu/geqrf/matrix_exp and exponential_ name bfloat16 and complex dtypes as
+   torch ('BFloat16', 'ComplexFloat': leafgrad's own name tables printed NumPy's names).
 """
 
 from __future__ import annotations
@@ -255,3 +260,49 @@ def test_complex_multiplication_is_torch_kernel():
             return _bits(result), result.stride()
 
         _compare(call, (name, dtype, shape))
+
+
+_LINALG = {
+    "inv": lambda lib, a: lib.linalg.inv(a),
+    "inverse": lambda lib, a: a.inverse(),
+    "inv_ex": lambda lib, a: lib.linalg.inv_ex(a),
+    "tensorinv": lambda lib, a: lib.linalg.tensorinv(a, 1),
+    "cholesky": lambda lib, a: lib.linalg.cholesky(a),
+    "cholesky_ex": lambda lib, a: lib.linalg.cholesky_ex(a),
+    "torch.cholesky": lambda lib, a: lib.cholesky(a),
+    "lu": lambda lib, a: lib.linalg.lu(a),
+    "lu_factor": lambda lib, a: lib.linalg.lu_factor(a),
+    "lu_factor_ex": lambda lib, a: lib.linalg.lu_factor_ex(a),
+    "geqrf": lambda lib, a: lib.geqrf(a),
+    "matrix_rank": lambda lib, a: lib.linalg.matrix_rank(a),
+    "lstsq": lambda lib, a: lib.linalg.lstsq(a, a),
+    "householder_product": lambda lib, a: lib.linalg.householder_product(a, a[0, :1]),
+    "vander": lambda lib, a: lib.linalg.vander(a[0]),
+    "vander N=1": lambda lib, a: lib.linalg.vander(a[0], N=1),
+    "det": lambda lib, a: lib.linalg.det(a),
+    "slogdet": lambda lib, a: lib.linalg.slogdet(a),
+    "solve": lambda lib, a: lib.linalg.solve(a, a),
+}
+
+
+def test_linalg_refuses_half_types_in_torch_words():
+    # torch's LAPACK-backed functions refuse the half types in torch's words (leafgrad computed
+    # inv, cholesky, matrix_rank, lstsq, householder_product, vander, or named ml_dtypes'
+    # 'bfloat16'); a result is compared by dtype and shape (LAPACK's last bits are not the
+    # subject here)
+    def shapes(value):
+        if isinstance(value, (torch.Tensor, leafgrad.Tensor)):
+            return str(value.dtype).split(".")[1], tuple(value.shape)
+        return tuple(shapes(item) for item in value)
+
+    for (name, function), dtype in itertools.product(_LINALG.items(), ALL_DTYPES):
+        def call(lib):
+            a = lib.tensor([[2.0, 1.0], [1.0, 3.0]]).to(getattr(lib, dtype))
+            return shapes(function(lib, a))
+
+        _compare(call, (name, dtype))
+
+
+def test_exponential_names_the_dtype_as_torch():
+    for dtype in ALL_DTYPES + ("complex64", "complex128", "uint16"):
+        _compare(lambda lib: _bits(lib.zeros(3, dtype=getattr(lib, dtype)).exponential_()), dtype)
