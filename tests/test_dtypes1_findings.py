@@ -25,6 +25,9 @@ for them (Note: bfloat16 in _dtype.py); ``_dtype.is_inexact``/``is_floating`` kn
    lstsq of anything but float/double/complex, householder_product's orgqr, vander of half
    types and bool; lu/geqrf/matrix_exp and exponential_ name bfloat16 and complex dtypes as
    torch ('BFloat16', 'ComplexFloat': leafgrad's own name tables printed NumPy's names).
+7. dot/vdot check dims, then dtypes, then sizes (torch's order), on the operands' own dtypes
+   (a bfloat16 operand was checked widened: bfloat16 . float32 computed, 'Float and Long'
+   named); vdot of a real self is torch's dot, whose message says "dot".
 """
 
 from __future__ import annotations
@@ -306,3 +309,16 @@ def test_linalg_refuses_half_types_in_torch_words():
 def test_exponential_names_the_dtype_as_torch():
     for dtype in ALL_DTYPES + ("complex64", "complex128", "uint16"):
         _compare(lambda lib: _bits(lib.zeros(3, dtype=getattr(lib, dtype)).exponential_()), dtype)
+
+
+def test_dot_checks_dims_then_dtypes_then_sizes_on_the_operands_own_dtypes():
+    shapes = [((6,), (6,)), ((6,), (5,)), ((6,), ()), ((2, 3), (6,))]
+    for function, (first, second), one, other in itertools.product(
+            ("dot", "vdot"), shapes, ("bfloat16", "float32"), ("bfloat16", "float32", "float64",
+                                                               "int64", "complex64")):
+        def call(lib):
+            x = lib.arange(6 if first == (6,) else 6).reshape(first).to(getattr(lib, one))
+            y = lib.arange(int(np.prod(second, dtype=int))).reshape(second).to(getattr(lib, other))
+            return _bits(getattr(lib, function)(x, y))
+
+        _compare(call, (function, first, second, one, other))
