@@ -28,6 +28,9 @@ for them (Note: bfloat16 in _dtype.py); ``_dtype.is_inexact``/``is_floating`` kn
 7. dot/vdot check dims, then dtypes, then sizes (torch's order), on the operands' own dtypes
    (a bfloat16 operand was checked widened: bfloat16 . float32 computed, 'Float and Long'
    named); vdot of a real self is torch's dot, whose message says "dot".
+8. float16/bfloat16 convolutions of one product per output sum from +0. (leafgrad gave the
+   product's -0. as for float32; bfloat16's forward sees float32, so Convolution's
+   bfloat16_finish clears the sign).
 """
 
 from __future__ import annotations
@@ -322,3 +325,18 @@ def test_dot_checks_dims_then_dtypes_then_sizes_on_the_operands_own_dtypes():
             return _bits(getattr(lib, function)(x, y))
 
         _compare(call, (function, first, second, one, other))
+
+
+def test_half_type_convolutions_of_one_product_sum_from_positive_zero():
+    # one input channel, a 1-element kernel, six output channels: float32/float64 give each
+    # output its product's signed zero (conv3d.single_products), float16/bfloat16 sum from +0.
+    for dims, dtype, batch, bias in itertools.product((1, 2, 3), FLOATING, (1, 2), (False, True)):
+        def call(lib):
+            x = _make(lib, dtype).reshape((1, 1) + (1,) * (dims - 1) + (6,))
+            x = x.repeat((batch,) + (1,) * (dims + 1)).requires_grad_()
+            w = _make(lib, dtype).reshape((6, 1) + (1,) * dims)
+            b = -_make(lib, dtype)[0].abs() * 0 if bias else None
+            y = getattr(lib.nn.functional, f"conv{dims}d")(x, w, b)
+            return _bits(y), _bits(lib.autograd.grad(y.sum(), x)[0])
+
+        _compare(call, (dims, dtype, batch, bias))
