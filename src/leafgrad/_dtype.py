@@ -458,6 +458,19 @@ def kind(array) -> str:
     return found
 
 
+def is_inexact(array) -> builtins.bool:
+    """Whether ``array`` (an ndarray) holds floating or complex values, bfloat16 included
+    (``dtype.kind in "fc"`` misses it: ml_dtypes' kind is "V", Note: bfloat16)."""
+    found = array.dtype.kind
+    return found in "fc" or (found == "V" and is_bfloat16_array(array))
+
+
+def is_floating(array) -> builtins.bool:
+    """Whether ``array`` (an ndarray) holds real floating values, bfloat16 included."""
+    found = array.dtype.kind
+    return found == "f" or (found == "V" and is_bfloat16_array(array))
+
+
 def np_finfo(np_dtype):
     """``np.finfo`` that also knows ml_dtypes' bfloat16 (Note: bfloat16)."""
     np_dtype = np.dtype(np_dtype)

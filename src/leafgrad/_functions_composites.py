@@ -656,9 +656,9 @@ def _plainly_sorted(boundaries: np.ndarray, values: np.ndarray) -> bool:
     and every row of ``boundaries`` in order. (NumPy sorts NaN last, torch's comparisons
     ``!(mid >= value)`` step past it; on an unsorted row both searches are well defined but
     take different paths.)"""
-    if boundaries.dtype.kind in "fc" and np.isnan(boundaries).any():
+    if _dtype.is_inexact(boundaries) and np.isnan(boundaries).any():
         return False
-    if values.dtype.kind in "fc" and np.isnan(values).any():
+    if _dtype.is_inexact(values) and np.isnan(values).any():
         return False
     if boundaries.shape[-1] > 1 and (boundaries[..., 1:] < boundaries[..., :-1]).any():
         return False
@@ -839,6 +839,7 @@ def bincount(input, weights=None, minlength=0):  # noqa: A002 - torch's name
     if weights.ndim != 1 or weights.shape[0] != data.shape[0]:
         raise RuntimeError("weights should be 1-d and have the same length as input")
     weight_data = weights._data
-    dtype = weight_data.dtype if weight_data.dtype.kind == "f" else np.float64
+    # torch's bincount: float weights give float, any other dtype (half too) double
+    dtype = np.float32 if weight_data.dtype == np.float32 else np.float64
     result = np.bincount(data, weights=weight_data.astype(np.float64), minlength=minlength)
     return _wrap(result.astype(dtype))

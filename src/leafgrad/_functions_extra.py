@@ -316,7 +316,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
     data = input._data
     if data.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
-    if data.dtype.kind != "f":
+    if not input.dtype.is_floating_point:
         raise RuntimeError(
             f"multinomial only supports floating-point dtypes for input, got: "
             f"{input.dtype._legacy}")

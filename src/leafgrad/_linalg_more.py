@@ -61,9 +61,8 @@ Lstsq = _return_type("linalg_lstsq", ("solution", "residuals", "rank", "singular
 TriangularSolve = _return_type("triangular_solve", ("solution", "cloned_coefficient"))
 Qr = _return_type("qr", ("Q", "R"))
 
-_TYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
-               "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte", "bool": "Bool"}
 _LAPACK_DTYPES = ("float32", "float64", "complex64", "complex128")
+_NOT_FLOAT_OR_DOUBLE = "This function doesn't handle types other than float and double"
 
 
 def _lib():
@@ -75,7 +74,7 @@ def _lib():
 def _float_check(a: Tensor, kernel: str) -> None:
     if a.dtype.name not in _LAPACK_DTYPES:
         raise NotImplementedError(f'"{kernel}" not implemented for '
-                                  f"'{_TYPE_NAMES.get(a.dtype.name, a.dtype.name)}'")
+                                  f"'{a.dtype._legacy}'")
 
 
 def _matrix_check(a: Tensor, name: str) -> None:
@@ -636,6 +635,8 @@ def _lstsq_composite(A, B, rcond, driver):  # noqa: N803
     if rhs.shape[-2] != m:
         raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size("
                            f"{-1 if vector else -2})")
+    if A.dtype.name not in _LAPACK_DTYPES:  # (torch's LAPACK dispatch)
+        raise RuntimeError(_NOT_FLOAT_OR_DOUBLE)
     if rcond is None:
         rcond = float(_dtype.np_finfo(A._data.dtype).eps) * max(m, n)
     singular = np.linalg.svd(A._data, compute_uv=False) if A.numel() else \
@@ -679,6 +680,8 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
     """The number of singular values above ``max(atol, rtol * largest)`` (rtol defaults to
     eps * max(m, n) when no tolerance is given)."""
     _matrix_check(A, "torch.linalg.matrix_rank")
+    if A.dtype.name not in _LAPACK_DTYPES:  # (torch's LAPACK dispatch)
+        raise RuntimeError(_NOT_FLOAT_OR_DOUBLE)
     if tol is not None:
         atol, rtol = tol, 0.0
     # complex input keeps its imaginary part; eps is that of the matching real dtype
@@ -837,6 +840,9 @@ def _chain(matrices):
 def vander(x, *, N=None):  # noqa: N803 - torch's name
     """``x[..., :, None] ** arange(N)``: the Vandermonde matrix, powers increasing."""
     lib = _lib()
+    if x.dtype == _dtype.bool or x.dtype.is_floating_point and x.dtype.itemsize == 2:
+        raise RuntimeError("linalg.vander supports floating point, complex, and integer tensors, "
+                           f"but got {x.dtype._legacy}")
     x = x.unsqueeze(-1) if x.ndim == 0 else x  # (torch's linalg_vander: a 0-d x is one point)
     if N is None:
         N = x.shape[-1]  # noqa: N806
@@ -875,6 +881,8 @@ def _householder_composite(A, tau):  # noqa: N803
     if A.dtype is not tau.dtype:
         raise RuntimeError("torch.linalg.householder_product: tau dtype "
                            f"{tau.dtype._legacy} does not match input dtype {A.dtype._legacy}")
+    if A.dtype.name not in _LAPACK_DTYPES:  # (LAPACK's orgqr)
+        raise NotImplementedError(f"\"orgqr_cpu\" not implemented for '{A.dtype._legacy}'")
     eye = lib.eye(m, dtype=A.dtype)
     reflectors = A.tril(-1) + eye[:, :n]
     result = eye[:, :n].expand(tuple(A.shape))
@@ -927,7 +935,7 @@ def geqrf(input):  # noqa: A002 - torch's name
         raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
     if input.dtype.name not in _LAPACK_DTYPES:
         raise NotImplementedError(f'"geqrf_cpu" not implemented for '
-                                  f"'{_TYPE_NAMES.get(input.dtype.name, input.dtype.name)}'")
+                                  f"'{input.dtype._legacy}'")
     return Geqrf(_Geqrf.apply(input))
 
 
@@ -1007,7 +1015,7 @@ def matrix_exp(A):
     _square_check(A, "linalg.matrix_exp")
     if A.dtype.name not in ("float16",) + _LAPACK_DTYPES:
         raise NotImplementedError(f'"linalg_matrix_exp" not implemented for '
-                                  f"'{_TYPE_NAMES.get(A.dtype.name, A.dtype.name)}'")
+                                  f"'{A.dtype._legacy}'")
     if A.shape[-1] == 1:
         return A.exp()
     return _MatrixExp.apply(A)

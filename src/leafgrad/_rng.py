@@ -42,6 +42,7 @@ import numpy as np
 from ._compile.state import state as _capture
 from .autograd._vmap_state import check_draw, state as _vmap_state
 from ._device import CPU
+from . import _dtype
 from .tensor import _wrap, Tensor
 from ._argparse import typename
 
@@ -1113,7 +1114,7 @@ bernoulli.draws_random = True  # leafgrad.compile: a kernel drawing these is rep
 
 
 def _bernoulli_tensor(gen: Generator, p: np.ndarray, shape, dtype) -> np.ndarray:
-    if p.dtype.kind != "f":
+    if not _dtype.is_floating(p):
         raise _not_implemented("bernoulli_tensor_cpu_p_", p.dtype)
     try:
         probabilities = np.broadcast_to(p, shape)

@@ -25,6 +25,7 @@ import math
 
 import numpy as np
 
+from . import _dtype
 from ._rng import _fma64, _FUSED_UNIFORM, _format, _generator, _is_bfloat16, _libm_map, \
     _normal_scalar, _not_implemented, _uniform53
 
@@ -32,9 +33,6 @@ _CPP_LONG = {"float16": "c10::Half", "float32": "float", "float64": "double", "i
              "int16": "short int", "int32": "int", "int64": "long int", "uint8": "unsigned char",
              "uint16": "short unsigned int", "uint32": "unsigned int",
              "uint64": "long unsigned int", "bool": "bool"}
-_TYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char",
-               "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte", "bool": "Bool",
-               "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}
 
 
 # The C library's functions (NumPy's own log1p/log/exp differ from it in the last bit at times),
@@ -71,7 +69,7 @@ def exponential(shape, dtype, lambd, generator=None) -> np.ndarray:
     if dtype.kind != "f" and not _is_bfloat16(dtype):
         raise RuntimeError("Exponential distribution is a continuous probability distribution. "
                            f"dtype must be a floating point but you specified "
-                           f"{_TYPE_NAMES.get(dtype.name, dtype.name)}")
+                           f"{_dtype.from_numpy_dtype(dtype)._legacy}")
     lambd = float(lambd)
     if not lambd > 0.0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_format(lambd)}")

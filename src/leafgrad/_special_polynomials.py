@@ -33,6 +33,8 @@ def _operands(name: str, x, n):
     from . import result_type
 
     dtype = result_type(x, n)
+    if dtype.is_floating_point and dtype.itemsize == 2:  # (as _unary_input: float and double)
+        raise NotImplementedError(f'"{name}_cpu" not implemented for \'{dtype._legacy}\'')
     if not dtype.is_floating_point:
         if dtype.is_complex:
             raise NotImplementedError(f'"{name}_cpu" not implemented for \'{dtype._legacy}\'')
@@ -263,7 +265,8 @@ def _unary_input(name: str, input):
         raise TypeError(f"special_{name}(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
     data = input._data
-    if data.dtype.kind == "c":
+    if data.dtype.kind == "c" or input.dtype.itemsize == 2 and input.dtype.is_floating_point:
+        # (ATen dispatches these kernels for float and double only: no Half, no BFloat16)
         raise NotImplementedError(f'"{name}_cpu" not implemented for \'{input.dtype._legacy}\'')
     if data.dtype.kind != "f":
         data = data.astype(_dtype.get_default_dtype().np)

@@ -1634,7 +1634,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                     return NotImplemented  # Python raises torch's "unsupported operand" TypeError
                 other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
             elif _grad_state.cpp_formula and other.__class__ in _REAL_NUMBERS \
-                    and self._data.dtype.kind in "fc":  # Note: C++ operators in backward formulas
+                    and _dtype.is_inexact(self._data):  # Note: C++ operators in backward formulas
                 return _cpp_operators.add(self, other)
         return _ops.Add.apply(self, other)
 
@@ -1645,7 +1645,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                     return NotImplemented  # Python raises torch's "unsupported operand" TypeError
                 other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
             elif _grad_state.cpp_formula and other.__class__ in _REAL_NUMBERS \
-                    and self._data.dtype.kind in "fc":  # Note: C++ operators in backward formulas
+                    and _dtype.is_inexact(self._data):  # Note: C++ operators in backward formulas
                 return _cpp_operators.add(self, other)
         return _ops.Add.apply(self, other)
 
@@ -1656,7 +1656,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                     return NotImplemented  # Python raises torch's "unsupported operand" TypeError
                 other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
             elif _grad_state.cpp_formula and other.__class__ in _REAL_NUMBERS \
-                    and self._data.dtype.kind in "fc":  # Note: C++ operators in backward formulas
+                    and _dtype.is_inexact(self._data):  # Note: C++ operators in backward formulas
                 return _cpp_operators.sub(self, other)
         return _ops.Sub.apply(self, other)
 
@@ -1667,7 +1667,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                     return NotImplemented  # Python raises torch's "unsupported operand" TypeError
                 other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
             elif _grad_state.cpp_formula and other.__class__ in _REAL_NUMBERS \
-                    and self._data.dtype.kind in "fc":  # Note: C++ operators in backward formulas
+                    and _dtype.is_inexact(self._data):  # Note: C++ operators in backward formulas
                 return _cpp_operators.rsub(self, other)
         if isinstance(other, Tensor):  # (a direct call: torch's rsub.Tensor)
             return _ops.RsubTensor.apply(self, other)
@@ -1683,7 +1683,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                     return NotImplemented  # Python raises torch's "unsupported operand" TypeError
                 other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
             elif _grad_state.cpp_formula and other.__class__ in _REAL_NUMBERS \
-                    and self._data.dtype.kind in "fc":  # Note: C++ operators in backward formulas
+                    and _dtype.is_inexact(self._data):  # Note: C++ operators in backward formulas
                 return _cpp_operators.mul(self, other)
         return _ops.Mul.apply(self, other)
 
@@ -1697,7 +1697,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                     return NotImplemented  # Python raises torch's "unsupported operand" TypeError
                 other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
             elif _grad_state.cpp_formula and other.__class__ in _REAL_NUMBERS \
-                    and self._data.dtype.kind in "fc":  # Note: C++ operators in backward formulas
+                    and _dtype.is_inexact(self._data):  # Note: C++ operators in backward formulas
                 return _cpp_operators.mul(self, other)
         return _ops.Mul.apply(self, other)
 
@@ -1708,7 +1708,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                     return NotImplemented  # Python raises torch's "unsupported operand" TypeError
                 other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
             elif _grad_state.cpp_formula and other.__class__ in _REAL_NUMBERS \
-                    and self._data.dtype.kind in "fc":  # Note: C++ operators in backward formulas
+                    and _dtype.is_inexact(self._data):  # Note: C++ operators in backward formulas
                 return _cpp_operators.div(self, other)
         return _ops.Div.apply(self, other)
 
@@ -1721,7 +1721,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
                     return NotImplemented  # Python raises torch's "unsupported operand" TypeError
                 other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
             elif _grad_state.cpp_formula and other.__class__ in _REAL_NUMBERS \
-                    and self._data.dtype.kind in "fc":  # Note: C++ operators in backward formulas
+                    and _dtype.is_inexact(self._data):  # Note: C++ operators in backward formulas
                 return _cpp_operators.rdiv(self, other)
         # torch computes ``other / self`` as ``self.reciprocal() * other`` (MulBackward0).
         return _ops.Mul.apply(_ops.Reciprocal.apply(self), other)

@@ -15,6 +15,8 @@ it and keeps Python's forms.
 """
 
 from __future__ import annotations
+
+from .. import _dtype
 from .special_fns import AddScalarFormula
 from .elementwise import Div, MulScalar, Sub, SubScalar
 from .loss import DivScalar
@@ -27,7 +29,7 @@ def _full(like, number):
 
 
 def _inexact(tensor) -> bool:
-    return tensor._data.dtype.kind in "fc"
+    return _dtype.is_inexact(tensor._data)
 
 
 def add(tensor, number):

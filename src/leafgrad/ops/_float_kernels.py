@@ -827,9 +827,110 @@ def complex_divide(x, y) -> np.ndarray:
         im = np.where(wide, fma(-a, rat, b), fma(b, rat, -a)) * scl
         re = np.where(zero, a / np.abs(c), re)
         im = np.where(zero, b / np.abs(d), im)
-    out = np.empty(x.shape, x.dtype)
+    out = np.empty_like(x + y)  # (the operands' layout, as NumPy's and torch's kernels)
     out.real = re
     out.imag = im
+    return out
+
+
+def _inner_loops(x, y, out):
+    """``(x, y, out)`` as (loops, run) arrays, one row per run of TensorIterator's inner loop
+    over an elementwise op's output ``out``: its axes in memory order (``out`` has the
+    operands' order, NumPy's K order, as torch's output), the innermost ones coalesced while
+    every operand steps through them as one; None for a layout leafgrad does not follow.
+    A fourth item tells which operand, if any, stays put along the run (0 or 1: a scalar to
+    the loop, a 0-d operand or one broadcast along the innermost axis; else None)."""
+    if not out.ndim:
+        return np.reshape(x, (1, 1)), np.reshape(y, (1, 1)), out.reshape(1, 1), None
+    order = np.argsort([-step for step in out.strides], kind="stable")
+    x, y = (np.broadcast_to(a, out.shape).transpose(order) for a in (x, y))
+    out = out.transpose(order)
+    if not out.flags.c_contiguous:
+        return None
+    shape = out.shape
+    run = shape[-1]
+    for axis in range(len(shape) - 2, -1, -1):
+        if not all(a.strides[axis] == a.strides[axis + 1] * shape[axis + 1] or shape[axis] == 1
+                   for a in (x, y)):
+            break
+        run *= shape[axis]
+    scalar = None
+    if shape[-1] > 1:
+        scalar = 0 if x.strides[-1] == 0 else 1 if y.strides[-1] == 0 else None
+    return x.reshape(-1, run), y.reshape(-1, run), out.reshape(-1, run), scalar
+
+
+def complex_true_divide(x, y) -> np.ndarray:
+    """torch's div kernel for complex tensors: ``complex_divide`` on every element but, for
+    complex64, the last of each odd-length run of the kernel's inner loop (_inner_loops),
+    which torch's compiled epilogue computes with fma in the divisor's sum only (its
+    numerators rounded product then sum). Measured against torch: x / x, broadcast rows and
+    columns, 0-d and Python scalar operands, transposed operands, lengths 1 to 39."""
+    out = complex_divide(x, y)
+    if out.dtype != np.complex64 or not out.size:
+        return out
+    loops = _inner_loops(np.asarray(x), np.asarray(y), out)
+    if loops is not None and loops[2].shape[1] % 2:
+        _last_of_run(loops[0][:, -1], loops[1][:, -1], loops[2][:, -1])
+    return out
+
+
+def complex_multiply(x, y) -> np.ndarray:
+    """torch's mul kernel for complex tensors (of one dtype, broadcast together). Its vector
+    loop rounds each product (ac - bd, ad + bc: Vectorized's mul, hsub); the epilogue of each
+    inner-loop run (_inner_loops) after the last two-vector step runs one more vector of
+    those if a vector's worth remains, then fma(a, c, -bd), fma(a, d, bc) (the compiler's
+    contraction), and for complex64 an odd last element with rounded products again.
+    Measured against torch for every remainder (1-15 complex64, 1-7 complex128); NumPy's
+    product rounds as the fma form everywhere. With a scalar second operand (a number, a 0-d
+    tensor, a broadcast column: _inner_loops) the complex64 epilogue contracts only the 2nd
+    to 5th of the last 5-7 elements; left: a scalar first operand's epilogue (another
+    contraction), rounded as the vector loop's."""
+    x, y = np.asarray(x), np.asarray(y)
+    a, b, c, d = x.real, x.imag, y.real, y.imag
+    with np.errstate(all="ignore"):
+        out = np.empty_like(x + y)
+        out.real = a * c - b * d
+        out.imag = a * d + b * c
+    if not out.size:
+        return out
+    loops = _inner_loops(x, y, out)
+    if loops is None:
+        return out
+    xs, ys, outs, scalar = loops
+    if scalar == 0:
+        return out
+    single = out.dtype == np.complex64
+    vector = 8 if single else 4  # complex numbers per 512-bit vector
+    run = outs.shape[1]
+    first = run - run % (2 * vector)
+    if run - first >= vector:
+        first += vector
+    if scalar == 1 and single:
+        first, last = (first + 1, first + 5) if run - first >= 5 else (run, run)
+    else:
+        last = run - 1 if single and (run - first) % 2 else run
+    if first < last:
+        a, b = xs[:, first:last].real, xs[:, first:last].imag
+        c, d = ys[:, first:last].real, ys[:, first:last].imag
+        real = a.dtype.type
+        with np.errstate(all="ignore"):
+            outs[:, first:last].real = fma(a, c, -(b * d)).astype(real)
+            outs[:, first:last].imag = fma(a, d, b * c).astype(real)
+    return out
+
+
+def _last_of_run(x, y, out):
+    """The epilogue's quotients (complex_true_divide) written into ``out``."""
+    a, b = np.real(x), np.imag(x)
+    c, d = np.real(y), np.imag(y)
+    with np.errstate(all="ignore"):
+        wide = np.abs(c) >= np.abs(d)
+        zero = wide & (c == 0) & (d == 0)
+        rat = np.where(wide, d / c, c / d)
+        scl = np.float32(1) / np.where(wide, fma(d, rat, c), fma(c, rat, d))
+        out.real = np.where(zero, a / np.abs(c), np.where(wide, a + b * rat, a * rat + b) * scl)
+        out.imag = np.where(zero, b / np.abs(d), np.where(wide, b - a * rat, b * rat - a) * scl)
     return out
 
 

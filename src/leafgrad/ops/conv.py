@@ -328,6 +328,11 @@ def _saved_output_padding(node):
                      view["dilation"]))
 
 
+def _positive_zeros(out: np.ndarray) -> np.ndarray:
+    out[out == 0] = 0
+    return out
+
+
 @register
 class Convolution(Op):
     """conv1d / conv2d: ``input`` (N, C, [H,] W), ``weight`` (O, C/groups, [KH,] KW), ``bias``."""
@@ -346,6 +351,9 @@ class Convolution(Op):
     saved_computed = {"transposed": lambda node: False, "output_padding": _saved_output_padding,
                       "bias_sym_sizes_opt": _saved_bias_sizes}
     saved_param_view = staticmethod(_saved_param_view)
+    # bfloat16 (computed in float32: conv3d.single_products cannot see it) sums from +0. as
+    # float16 does, so no output is -0.
+    bfloat16_finish = staticmethod(lambda out, arrays, params: _positive_zeros(out))
 
     @staticmethod
     def forward(ctx, x, w, b, stride, padding, dilation, groups, spatial):

@@ -288,7 +288,10 @@ class Mul(Op):
             if scaled is not None:
                 return scaled
         a, b = _promote.binary(a, b)
-        return a * b
+        out = a * b
+        if out.dtype.kind == "c":  # (NumPy's complex product rounds as fma: torch's does not)
+            return _float_kernels.complex_multiply(a, b)
+        return out
 
     def backward(self, grad):
         if on_arrays():  # Note: array-level backwards (activation.py)
@@ -330,7 +333,7 @@ def _times(grad: Tensor, other):
             # (float16 and bfloat16 multiply by the number in float, as Mul.forward: NumPy
             # would round the number to the half type first)
             return _plain_ufunc(np.multiply, g, o)
-        if type(o) is np.ndarray and o.dtype is g.dtype:
+        if type(o) is np.ndarray and o.dtype is g.dtype and g.dtype.kind != "c":
             # as Mul.apply orders it (Note: output layout, _layout.py); a gradient expanded
             # from a number (all strides 0: a sum's backward) decides nothing
             if g.ndim > 1 and not g.flags.c_contiguous and any(g.strides):
@@ -445,6 +448,8 @@ class Div(Op):
             # 2**40, not 2**40 wrapped to int32 (0); so does a 0-d int64 tensor's value)
             dtype = _promote.float_result(np.empty(0, promoted_a.dtype)).dtype
             return _as_float(a, dtype) / _as_float(b, dtype)
+        if promoted_a.dtype.kind == "c":  # (NumPy's complex division rounds other last bits)
+            return _float_kernels.complex_true_divide(promoted_a, promoted_b)
         return promoted_a / promoted_b
 
     def backward(self, grad):

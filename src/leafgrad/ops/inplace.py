@@ -670,7 +670,11 @@ def _ufunc_inplace(ufunc, target: Tensor, other, alpha=1) -> Tensor:
         else:
             if alpha != 1:
                 value = value * alpha
-            ufunc(data, value, out=data, casting="unsafe")
+            if ufunc is np.true_divide and result.kind == "c":  # (as Div: torch's formula)
+                data[...] = _float_kernels.complex_true_divide(
+                    data.astype(result, copy=False), np.asarray(value, dtype=result))
+            else:
+                ufunc(data, value, out=data, casting="unsafe")
     finally:
         _loud(token)
     target._bump_version()

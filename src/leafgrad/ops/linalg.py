@@ -379,19 +379,27 @@ class Mv(Op):
         return jvp_sum(tangents, lambda t: t.mv(v), lambda t: a.mv(t))
 
 
-def _check_vectors(a, b, name: str) -> None:
-    """torch's checks for dot/vdot, in its order and words."""
+def _vectors_error(a, b, name: str):
+    """torch's checks for dot/vdot, in its order (dims, dtypes, sizes) and words; None if the
+    operands pass."""
     if a.ndim != 1 or b.ndim != 1:
-        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+        return RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a.dtype != b.dtype:
+        return RuntimeError(f"{name} : expected both vectors to have same dtype, but found "
+                            f"{_legacy(a)} and {_legacy(b)}")
     if a.shape[0] != b.shape[0]:
-        raise RuntimeError(
+        return RuntimeError(
             f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] "
             f"to have the same number of elements, but got {a.shape[0]} and {b.shape[0]} "
             "elements respectively"
         )
-    if a.dtype != b.dtype:
-        raise RuntimeError(f"{name} : expected both vectors to have same dtype, but found "
-                           f"{_legacy(a)} and {_legacy(b)}")
+    return None
+
+
+def _check_vectors(a, b, name: str) -> None:
+    error = _vectors_error(a, b, name)
+    if error is not None:
+        raise error
 
 
 @register
@@ -404,6 +412,8 @@ class Dot(Op):
     inputs = ("self", "tensor")
     saves = {"self": ("tensor",), "tensor": ("self",)}
     torch_names = ("dot", "matmul")
+    # (the checks on the bfloat16 operands, before they are widened: Note: opmath for bfloat16)
+    bfloat16_kernel = staticmethod(lambda arrays, params: _vectors_error(*arrays[:2], "dot"))
 
     @staticmethod
     def forward(ctx, a, b):
@@ -437,10 +447,12 @@ class Vdot(Op):
     inputs = ("self", "other")
     saves = {"self": ("other",), "other": ("self",)}
     torch_names = ("vdot",)
+    bfloat16_kernel = staticmethod(lambda arrays, params: _vectors_error(*arrays[:2], "dot"))
 
     @staticmethod
     def forward(ctx, a, b):
-        _check_vectors(a, b, "vdot")
+        # (torch's vdot of a real self is at::dot, whose checks name "dot")
+        _check_vectors(a, b, "vdot" if a.dtype.kind == "c" else "dot")
         if a.dtype.kind == "b":
             _refuse_bool(a, "dot", 1, 1)
         result = _blas.dot(a, b, conjugate=True)  # MKL's dot/dotc as torch calls it

@@ -167,6 +167,7 @@ class LinalgInvEx(Op):
     inputs = ("A",)
     saves = {"result": ("A",)}
     torch_names = ("linalg.inv", "inverse", "Tensor.inverse", "linalg.matrix_power")
+    bfloat16_kernel = staticmethod(lambda arrays, params: _low_precision(arrays[0], "linalg.inv"))
 
     @staticmethod
     def forward(ctx, a):

@@ -98,6 +98,7 @@ class LinalgCholeskyEx(Op):
     vmap = batch.leading
     saves = {"result": ("self",)}
     torch_names = ("linalg.cholesky",)
+    bfloat16_kernel = "cholesky_cpu"  # torch has no bfloat16 kernel
 
     @staticmethod
     def forward(ctx, a, upper=False):
