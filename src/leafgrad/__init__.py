@@ -10,7 +10,11 @@ tensor([4.])
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from .torch_version import TorchVersion as _TorchVersion
+
+# the API version leafgrad implements, as torch's CPU build prints it (torch_version.py)
+__version__ = _TorchVersion("2.13.0+cpu")
+__leafgrad_version__ = "0.1.0"  # leafgrad's own release (pyproject.toml)
 
 from ._dtype import (  # noqa: F401 - torch's names
     bool, double, dtype, float, float16, float32, float64, get_default_dtype, half, int, int8,
