@@ -33,10 +33,9 @@ KNOWN = frozenset((
     "ConvolutionBackward", "CtcLoss", "EluInplace", "EmbeddingBackward", "EmbeddingBag",
     "FftC2C", "FftC2R", "FftR2C", "GridSampler2dBackward", "GroupNorm", "Imag", "IndexReduce",
     "LSTMLayer", "LayerNormBackward", "LeakyReluInplace", "LinalgDet", "LinalgEig",
-    "LinalgEigh", "LinalgInvEx", "LinalgQr", "LinalgSlogdet", "LinalgSvd", "MaskedFillTensor",
-    "MaskedScatter", "NativeGroupNorm", "NegView", "Nextafter", "Pdist",
-    "Polar", "Prelu", "PreluBackward", "Real", "RreluWithNoiseBackward",
-    "ScaledDotProductFlashAttentionForCpu", "SigmoidBackward", "Vdot", "ViewAsComplex",
+    "LinalgEigh", "LinalgInvEx", "LinalgQr", "LinalgSlogdet", "LinalgSvd",
+    "NativeGroupNorm", "NegView", "Nextafter", "Pdist", "Polar", "Prelu", "PreluBackward", "Real", "RreluWithNoiseBackward",
+    "ScaledDotProductFlashAttentionForCpu", "Vdot", "ViewAsComplex",
     "ViewAsReal", "ViewAsRealCopy", "ViewScatter", "WeightNormInterface",
 ))
 

@@ -1,0 +1,141 @@
+"""Differences from torch 2.13 found in the left10 review, each checked against torch itself.
+
+1. Backward formulas that fill a gradient's masked positions run torch's ops, so create_graph
+   records torch's nodes: masked_scatter's self gradient is ``grad.masked_fill(mask, 0)``
+   (MaskedFillBackward0; leafgrad's where recorded WhereBackward0: generated-program seeds
+   10033718, 10033896, 10035218, 20009616) and its source gradient torch's
+   masked_scatter_backward op (MaskedScatterBackwardBackward0, whose own gradient is
+   ``zeros_like(grad_output).masked_scatter(mask, grad)``: seeds 10030142, 10032813);
+   masked_fill's 0-d value gets ``grad.masked_select(mask).sum()`` (MaskedSelectBackward0);
+   masked_select's gradient of the input's own shape is not summed (a 0-d input: seed
+   20010966); sigmoid_backward's output gradient is ``grad * grad_output * (-2 * output + 1)``.
+   The whole graphs (nodes and edges) of the first and second derivatives, and their bits,
+   equal torch's for every subset of inputs requiring grad.
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import numpy as np
+
+import leafgrad
+from tests._torch import require_torch
+from tests.ops.test_create_graph_graphs import _graph
+from tests.test_left9_findings import _bits
+
+torch = require_torch()
+
+MASK = [[True, False, True, False], [False, False, True, True], [True, True, False, False]]
+
+
+def _mask(lib, rows=slice(None), cols=slice(None)):
+    return lib.tensor(MASK)[rows, cols]
+
+
+def _scatter_inplace(lib, a, s, mask):
+    out = a * 1
+    out.masked_scatter_(mask, s)
+    return out
+
+
+MASK_FORMS = {
+    "method": lambda lib, a, s, mask: a.masked_scatter(mask, s),
+    "function": lambda lib, a, s, mask: lib.masked_scatter(a, mask, s),
+    "in place": _scatter_inplace,
+}
+MASKS = {  # (self's shape, source's shape, mask)
+    "full": ((3, 4), (6,), lambda lib: _mask(lib)),
+    "broadcast row": ((3, 4), (2, 5), lambda lib: _mask(lib, 1)),
+    "broadcast self": ((4,), (3, 4), lambda lib: _mask(lib)),
+    "transposed": ((4, 3), (7,), lambda lib: _mask(lib).t()),
+    "strided": ((3, 2), (3, 2), lambda lib: _mask(lib, cols=slice(None, None, 2))),
+    "none set": ((3, 4), (2,), lambda lib: _mask(lib) & False),
+    "0-d mask": ((2, 2), (5,), lambda lib: lib.tensor(True)),
+    "empty": ((0, 4), (3,), lambda lib: _mask(lib, slice(0, 0))),
+}
+GRAPH_CASES = {}
+for (form, call), (label, (shape, source, mask)) in itertools.product(MASK_FORMS.items(),
+                                                                      MASKS.items()):
+    if form == "in place" and label == "broadcast self":
+        continue  # (torch refuses to grow self in place)
+    GRAPH_CASES[f"masked_scatter {form} {label}"] = (
+        lambda lib, a, s, call=call, mask=mask: call(lib, a.tanh(), s * 2, mask(lib)),
+        [shape, source])
+GRAPH_CASES.update({
+    "masked_fill value": (lambda lib, a, v: a.tanh().masked_fill(_mask(lib), v * 2),
+                          [(3, 4), ()]),
+    "masked_fill value broadcast": (
+        lambda lib, a, v: a.masked_fill(_mask(lib, 0), v.exp()), [(3, 4), ()]),
+    "masked_fill value grows self": (
+        lambda lib, a, v: lib.masked_fill(a * 2, _mask(lib), v), [(4,), ()]),
+    "masked_fill_ value": (
+        lambda lib, a, v: (a * 1).masked_fill_(_mask(lib).t(), v * v), [(4, 3), ()]),
+    "masked_select 0-d": (lambda lib, a: lib.masked_select(a * 3, lib.tensor(True)), [()]),
+    "masked_select 0-d unset": (lambda lib, a: (a * 3).masked_select(lib.tensor(False)), [()]),
+    "masked_select broadcast": (lambda lib, a: (a * 3).masked_select(_mask(lib)), [(4,)]),
+    "masked_select same shape": (lambda lib, a: (a * 3).masked_select(_mask(lib)), [(3, 4)]),
+    "sigmoid": (lambda lib, a: a.sigmoid(), [(3, 4)]),
+    "sigmoid strided": (lambda lib, a: lib.sigmoid(a.t()), [(3, 4)]),
+    "sigmoid_": (lambda lib, a: (a * 1).sigmoid_(), [(2, 3)]),
+})
+
+
+def _record(lib, make, arrays, chosen, dtype):
+    tensors = [lib.tensor(a, dtype=getattr(lib, dtype), requires_grad=i in chosen)
+               for i, a in enumerate(arrays)]
+    out = make(lib, *tensors)
+    firsts = lib.autograd.grad((out * out).sum(), [tensors[i] for i in chosen],
+                               create_graph=True, allow_unused=True)
+    record = {"first": [_graph(g) for g in firsts], "first bits": [_bits(g) for g in firsts]}
+    total = None
+    for g in firsts:
+        if g is not None and g.requires_grad:
+            total = (g * g).sum() if total is None else total + (g * g).sum()
+    if total is not None:
+        seconds = lib.autograd.grad(total, [tensors[i] for i in chosen], create_graph=True,
+                                    allow_unused=True)
+        record["second"] = [_graph(s) for s in seconds]
+        record["second bits"] = [_bits(s) for s in seconds]
+    return record
+
+
+def _check_graph_cases(cases, dtypes=("float64", "float32")):
+    checked = 0
+    for name, (make, shapes) in cases.items():
+        rng = np.random.default_rng(sum(map(ord, name)))
+        arrays = [rng.uniform(-0.9, 0.9, shape) for shape in shapes]
+        for dtype in dtypes:
+            for mask in range(1, 2 ** len(arrays)):
+                chosen = [i for i in range(len(arrays)) if mask >> i & 1]
+                want = _record(torch, make, arrays, chosen, dtype)
+                got = _record(leafgrad, make, arrays, chosen, dtype)
+                assert got == want, (name, dtype, chosen)
+                checked += 1
+    return checked
+
+
+def test_masked_fills_in_formulas_record_torchs_nodes():
+    assert _check_graph_cases(GRAPH_CASES) == 2 * (3 * (3 * 8 - 1) + 4 * 3 + 4 + 3)
+
+
+def test_masked_scatter_backward_forward_mode_as_torch():
+    # torch's masked_scatter_backward tangent has grad_output's shape: a source of another
+    # shape gets the size-mismatch error, one of grad_output's shape the tangent
+    for shape, source, dtype in itertools.product(((3, 4), (4,)), ((6,), (3, 4), (2, 2, 3)),
+                                                  ("float64", "float32")):
+        seen = []
+        for lib in (torch, leafgrad):
+            fwAD = lib.autograd.forward_ad
+            grad_out = lib.linspace(-2, 2, 12, dtype=getattr(lib, dtype)).reshape(3, 4)
+            src = lib.ones(source, dtype=getattr(lib, dtype), requires_grad=True)
+            out = lib.zeros(shape, dtype=src.dtype).masked_scatter(_mask(lib), src)
+            with fwAD.dual_level():
+                dual = fwAD.make_dual(grad_out, grad_out * 3)
+                try:
+                    g, = lib.autograd.grad(out, src, dual, create_graph=True)
+                    seen.append(_bits(fwAD.unpack_dual(g).tangent))
+                except RuntimeError as error:
+                    seen.append(str(error))
+        assert seen[0] == seen[1], (shape, source, dtype, seen)
