@@ -28,13 +28,13 @@ torch = require_torch()
 KNOWN = frozenset((
     "Aminmax", "Angle", "AsStridedInplace", "AsStridedPublic", "AsStridedPublicCopy",
     "AsStridedScatterAdd", "BatchNormBackward", "BatchNormEvalBackward",
-    "BinaryCrossEntropyBackward", "BlockDiag", "Cdist", "CeluInplace", "Complex", "Conj",
+    "BinaryCrossEntropyBackward", "BlockDiag", "Cdist", "Complex", "Conj",
     "ConjPhysical", "ConjPhysicalInplace", "ConvInputGrad", "ConvTbc", "ConvWeightGrad",
-    "ConvolutionBackward", "CtcLoss", "EluInplace", "EmbeddingBackward", "EmbeddingBag",
+    "ConvolutionBackward", "CtcLoss", "EmbeddingBackward", "EmbeddingBag",
     "FftC2C", "FftC2R", "FftR2C", "GridSampler2dBackward", "GroupNorm", "Imag", "IndexReduce",
-    "LSTMLayer", "LayerNormBackward", "LeakyReluInplace", "LinalgDet", "LinalgEig",
+    "LSTMLayer", "LayerNormBackward", "LinalgDet", "LinalgEig",
     "LinalgEigh", "LinalgInvEx", "LinalgQr", "LinalgSlogdet", "LinalgSvd",
-    "NativeGroupNorm", "NegView", "Nextafter", "Pdist", "Polar", "Prelu", "PreluBackward", "Real", "RreluWithNoiseBackward",
+    "NativeGroupNorm", "NegView", "Nextafter", "Pdist", "Polar", "Prelu", "PreluBackward", "Real",
     "ScaledDotProductFlashAttentionForCpu", "Vdot", "ViewAsComplex",
     "ViewAsReal", "ViewAsRealCopy", "ViewScatter", "WeightNormInterface",
 ))
