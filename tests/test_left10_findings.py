@@ -197,3 +197,68 @@ def test_inplace_activations_differentiate_from_the_result():
     checked = _check_graph_cases(others, ("float64", "float32", "float16", "bfloat16"))
     checked += _check_graph_cases(rrelu)
     assert checked == 4 * len(others) + 2 * len(rrelu)
+
+
+# 3. ``_version`` of gradients: an empty leaf's engine-made gradient is kept as torch keeps it
+# (leafgrad's as_strided view of no memory was copied: _version 1 after one backward, 2 after
+# two, torch's 0 and 1); diag_embed's, cross's and cdist's agreed already.
+def _versions(*tensors):
+    return tuple(None if t is None else t._version for t in tensors)
+
+
+def _version_program(lib, make, fn):
+    seen = []
+    leaves = make(lib)
+    y = fn(lib, *leaves)
+    grads = lib.autograd.grad(y, leaves, retain_graph=True, allow_unused=True)
+    seen.append(_versions(*grads))
+    grads = lib.autograd.grad(y, leaves, create_graph=True, retain_graph=True, allow_unused=True)
+    seen.append(_versions(*grads))
+    for create_graph in (False, False, True, False):
+        y.backward(retain_graph=True, create_graph=create_graph)
+        seen.append(_versions(*leaves, *(t.grad for t in leaves)))
+    return seen
+
+
+def _leaves(*shapes, t=False):
+    def make(lib):
+        out = []
+        for shape in shapes:
+            x = lib.linspace(-2, 3, int(np.prod(shape)), dtype=lib.float64).reshape(shape)
+            out.append((x.t() if t else x).requires_grad_())
+        return out
+    return make
+
+
+VERSION_CASES = {
+    "empty mul": (_leaves((0,)), lambda lib, a: (a * 2).sum()),
+    "empty exp": (_leaves((2, 0)), lambda lib, a: a.exp().sum()),
+    "empty transposed": (_leaves((0, 3), t=True), lambda lib, a: (a.exp() * a).sum()),
+    "empty summed": (_leaves((2, 0)), lambda lib, a: (a.sin() + a.cos()).sum()),
+    "empty matmul": (_leaves((2, 0), (0, 3)), lambda lib, a, b: (a @ b).sum()),
+    "empty sum": (_leaves((0, 3)), lambda lib, a: a.sum()),
+    "empty mean": (_leaves((3, 0)), lambda lib, a: a.mean(1).sum()),
+    "empty add": (_leaves((0, 4), (4,)), lambda lib, a, b: (a + b).sum()),
+    "empty linear": (_leaves((0, 3), (2, 3)), lambda lib, a, w: lib.nn.functional.linear(a, w)
+                     .sum()),
+    "diag_embed": (_leaves((2, 3)), lambda lib, a: (lib.diag_embed(a) * 2).sum()),
+    "diag_embed offset": (_leaves((3,)), lambda lib, a: lib.diag_embed(a, 1, 0, 1).sum()),
+    "cross": (_leaves((4, 3), (4, 3)), lambda lib, a, b: lib.linalg.cross(a, b).sum()),
+    "cross dim": (_leaves((3, 2), (3, 2)), lambda lib, a, b: lib.cross(a, b, dim=0).sum()),
+    "cdist": (_leaves((4, 3), (2, 3)), lambda lib, a, b: lib.cdist(a, b + 5).sum()),
+    "cdist p=1": (_leaves((4, 3), (2, 3)), lambda lib, a, b: lib.cdist(a, b + 5, p=1).sum()),
+    "cdist p=inf": (_leaves((4, 3), (2, 3)),
+                    lambda lib, a, b: lib.cdist(a, b + 5, p=float("inf")).sum()),
+    "cdist p=3": (_leaves((2, 4, 3), (2, 2, 3)), lambda lib, a, b: lib.cdist(a, b + 5, p=3)
+                  .sum()),
+}
+
+
+def test_gradient_versions_of_empty_leaves_and_formulas_match_torch():
+    for name, (make, fn) in VERSION_CASES.items():
+        seen = []
+        for lib in (torch, leafgrad):
+            with warnings.catch_warnings():  # (backward(create_graph=True)'s cycle warning)
+                warnings.simplefilter("ignore")
+                seen.append(_version_program(lib, make, fn))
+        assert seen[0] == seen[1], (name, seen)

@@ -93,6 +93,8 @@ LOOP_FALLBACK = {
     # added with the torch-namespace functions: as_strided over each example's own memory,
     # native_dropout's mask (drawn outside the op), native_group_norm's statistics outputs
     "AsStridedPublicCopy", "AsStridedScatter", "NativeDropout", "NativeGroupNorm",
+    # masked_scatter's source gradient node (under vmap the formula runs its composite ops)
+    "MaskedScatterBackward",
 }
 # Ops whose rule covers most calls and defers the rest to the loop (a batched index array,
 # a batched weight of a transposed conv, eval batch norm or an embedding, roll without dims).
