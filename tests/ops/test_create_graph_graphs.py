@@ -26,17 +26,17 @@ from .samples import SAMPLES, values
 torch = require_torch()
 
 KNOWN = frozenset((
-    "Aminmax", "Angle", "AsStridedInplace", "AsStridedPublic", "AsStridedPublicCopy",
+    "Aminmax", "AsStridedInplace", "AsStridedPublic", "AsStridedPublicCopy",
     "AsStridedScatterAdd", "BatchNormBackward", "BatchNormEvalBackward",
-    "BinaryCrossEntropyBackward", "BlockDiag", "Cdist", "Complex", "Conj",
-    "ConjPhysical", "ConjPhysicalInplace", "ConvInputGrad", "ConvTbc", "ConvWeightGrad",
+    "BinaryCrossEntropyBackward", "BlockDiag", "Cdist", "Conj",
+    "ConvInputGrad", "ConvTbc", "ConvWeightGrad",
     "ConvolutionBackward", "CtcLoss", "EmbeddingBag",
-    "FftC2C", "FftC2R", "FftR2C", "GridSampler2dBackward", "GroupNorm", "Imag", "IndexReduce",
+    "FftC2R", "FftR2C", "GridSampler2dBackward", "GroupNorm", "IndexReduce",
     "LSTMLayer", "LayerNormBackward", "LinalgDet", "LinalgEig",
     "LinalgEigh", "LinalgInvEx", "LinalgQr", "LinalgSlogdet", "LinalgSvd",
-    "NativeGroupNorm", "NegView", "Nextafter", "Pdist", "Polar", "Prelu", "PreluBackward", "Real",
-    "ScaledDotProductFlashAttentionForCpu", "Vdot", "ViewAsComplex",
-    "ViewAsReal", "ViewAsRealCopy", "ViewScatter", "WeightNormInterface",
+    "NativeGroupNorm", "Nextafter", "Pdist", "Prelu", "PreluBackward",
+    "ScaledDotProductFlashAttentionForCpu",
+    "ViewScatter", "WeightNormInterface",
 ))
 
 
