@@ -2682,7 +2682,12 @@ def _obeys_layout(grad: np.ndarray, leaf: np.ndarray) -> bool:
     """torch's obeys_layout_contract: the grad's strides are the leaf's (dims of size 1 aside)
     for a dense leaf; the grad is row-major otherwise."""
     if leaf.flags.c_contiguous:
-        return grad.flags.c_contiguous
+        if leaf.size or grad.size:
+            return grad.flags.c_contiguous
+        # empty arrays are all c_contiguous to NumPy; their strides are torch's (Note: strides
+        # of empty tensors), compared as torch compares them (dims of size 1 aside)
+        return all(n == 1 or g // grad.itemsize == s // leaf.itemsize
+                   for n, g, s in zip(leaf.shape, grad.strides, leaf.strides))
     strides = _leaf_strides(leaf)
     if strides is None:
         return grad.flags.c_contiguous
@@ -2763,8 +2768,10 @@ def _can_steal(grad: "Tensor") -> bool:
     # (``_base``, itself held by nothing else) holds that array or a view of it held by
     # nothing else. The kept grad is then a detached tensor (no ``_base``: torch's stolen
     # grad is no view either).
+    if not data.size:  # a view of no memory (an empty one's as_strided strides, Note: strides
+        return True  # of empty tensors, or slice) shares nothing: torch keeps it
     base = data.base
-    if type(base) is _DummyArray and data.size:  # a view by as_strided (an array given
+    if type(base) is _DummyArray:  # a view by as_strided (an array given
         base = base.base  # torch's strides in its size-1 dims, ops/_layout.py): what it holds
     if type(base) is not np.ndarray or not base.flags.owndata or base.nbytes != data.nbytes:
         return False

@@ -31,6 +31,7 @@ CASES = [
 NOT_VMAPPABLE = {
     "_copy_slices_grad": "calls autograd.grad on a graph built inside the sample",
     "_regenerated_view": "in-place on a view whose base history is rewritten",
+    "_source_grad": "requires_grad_() on a leaf made inside the sample (torch's functorch error)",
 }
 
 
@@ -92,6 +93,8 @@ LOOP_FALLBACK = {
     # added with the torch-namespace functions: as_strided over each example's own memory,
     # native_dropout's mask (drawn outside the op), native_group_norm's statistics outputs
     "AsStridedPublicCopy", "AsStridedScatter", "NativeDropout", "NativeGroupNorm",
+    # masked_scatter's source gradient node (under vmap the formula runs its composite ops)
+    "MaskedScatterBackward",
 }
 # Ops whose rule covers most calls and defers the rest to the loop (a batched index array,
 # a batched weight of a transposed conv, eval batch norm or an embedding, roll without dims).

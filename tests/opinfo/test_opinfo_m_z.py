@@ -34,7 +34,6 @@ KNOWN = {
     "stft": (FFT, {
         ("float64", "op"), ("float64", "method"), ("float32", "op"), ("float32", "method"),
         ("float64", "grad")}),
-    "masked_fill": (SUM_ORDER, {("float64", "grad")}),
     "matrix_exp": (LAPACK, {
         ("float64", "op"), ("float64", "method"), ("float32", "op"), ("float32", "method"),
         ("float64", "grad")}),

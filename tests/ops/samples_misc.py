@@ -25,6 +25,20 @@ def _mask(lib):
     return lib.tensor([[True, False, True], [False, True, True]])
 
 
+def _source_grad(rows, size, transpose=False):
+    """masked_scatter's source gradient for the grad_output ``grad`` (the sample's input)."""
+
+    def _source_grad(lib, grad):
+        mask = _mask(lib)[rows]
+        if transpose:
+            grad, mask = grad.t(), mask.t()
+        source = grad.new_ones(size).requires_grad_()
+        out = grad.new_zeros(grad.shape).masked_scatter(mask, source)
+        return lib.autograd.grad(out, source, grad, create_graph=True)[0]
+
+    return _source_grad
+
+
 def _index_reduce(reduce, include_self=True, inplace=False):
     def call(lib, a, b):
         index = lib.tensor([0, 2, 0, 1])
@@ -73,6 +87,13 @@ SAMPLES = {
         Sample(lambda lib, a, b: (a * 1).masked_scatter_(_mask(lib)[:, :1], b),
                ((S23, A), ((3, 2), A))),
         Sample(lambda lib, a, b: a.masked_scatter(_mask(lib) & False, b), ((S23, A), ((0,), A))),
+    ],
+    # masked_scatter's source gradient, as its own node; a source of grad's shape (torch's
+    # forward-mode formula fails on any other: tests/test_left10_findings.py)
+    "MaskedScatterBackward": [
+        Sample(_source_grad(slice(None), (2, 3)), ((S23, A),)),
+        Sample(_source_grad(0, (2, 3)), ((S23, A),)),
+        Sample(_source_grad(slice(None), (3, 2), transpose=True), ((S23, A),)),
     ],
     "IndexReduce": [
         Sample(_index_reduce("prod"), ((S23, AWAY), ((2, 4), AWAY))),

@@ -565,16 +565,20 @@ def _sum_in_place(previous, grad) -> bool:
         return False
     flags = data.flags  # (counted after: a flags object holds its array)
     if not (flags.owndata and flags.writeable and flags.c_contiguous):
-        return False
-    token = _quiet()  # torch sums silently (see Note: floating-point warnings)
-    try:
-        if data.ndim and data.size == 1:  # NumPy adds into its own one-element operand at twice
-            # the cost (0-d: NumPy would return a scalar)
-            previous._data = np.add(data, other)  # (a new array: 0.59 against 0.31 us)
-        else:
-            np.add(data, other, out=data)
-    finally:
-        _loud(token)
+        if data.size:
+            return False
+        # an empty one (an as_strided view, Note: strides of empty tensors) holds no memory:
+        # the sum is itself, and torch's add_ into it still counts as a write (below)
+    else:
+        token = _quiet()  # torch sums silently (see Note: floating-point warnings)
+        try:
+            if data.ndim and data.size == 1:  # NumPy adds into its own one-element operand at
+                # twice the cost (0-d: NumPy would return a scalar)
+                previous._data = np.add(data, other)  # (a new array: 0.59 against 0.31 us)
+            else:
+                np.add(data, other, out=data)
+        finally:
+            _loud(token)
     # torch's old_var.add_(var) counts as a write: the sum has _version 1 more (a gradient
     # autograd.grad returns, or .grad keeps it). The buffer's tensor is private, no view, and
     # nothing traced it (leafgrad.compile replays this sum as a whole). Not for torch.func's

@@ -370,7 +370,8 @@ def _jacobian_rows(lib, diff_inputs: list, output) -> tuple[list[np.ndarray], bo
                 sizes_ok = False
             elif grad.dtype != x.dtype:
                 dtypes_ok = False
-            values = grad.detach().numpy().reshape(-1)
+            # (a gradient may carry the negative bit: torch's at::imag of a conjugate view)
+            values = grad.detach().resolve_neg().numpy().reshape(-1)
             if values.size != jacobian.shape[0]:
                 sizes_ok = False
                 continue
@@ -448,7 +449,7 @@ def _check_backward_mul_by_grad_output(lib, outputs: tuple, inputs: tuple, maske
     for grad, x in zip(grads, diff_inputs):
         if grad is None:
             continue
-        values = grad.detach().numpy()
+        values = grad.detach().resolve_neg().numpy()
         if masked:
             is_zero = np.allclose(values, 0)
         else:
@@ -513,7 +514,7 @@ def _check_undefined_grad(lib, func, inputs: tuple, num_outputs: int) -> None:
                 '"tools/autograd/derivatives.yaml"'
             ) from error
         for grad in grads:
-            if grad is not None and not np.all(grad.detach().numpy() == 0):
+            if grad is not None and not np.all(grad.detach().resolve_neg().numpy() == 0):
                 _warn_bc_breaking()
                 raise GradcheckError(
                     "Expected all input grads to be undefined or zero when all output grads "

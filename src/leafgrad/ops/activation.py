@@ -245,6 +245,9 @@ class Elu(Op):
 
     node = "EluBackward0"
     saves = {"self": ("self",)}
+    # torch's kernels read alpha, scale and input_scale as float for bfloat16 (opmath), not
+    # rounded to bfloat16 as add's alpha (Note: opmath for bfloat16, ops/_bfloat16.py)
+    opmath_scalars = True
     torch_names = ("nn.functional.elu", "nn.functional.selu")
 
     @staticmethod
@@ -276,9 +279,12 @@ class EluBackward(_SlopeBackward):
 
     node = "EluBackwardBackward0"
     saves = {"self": ("grad_output", "self"), "grad_output": ("self",)}
+    opmath_scalars = True  # (as Elu's)
 
     @staticmethod
-    def select(grad, a, alpha, scale, input_scale):
+    def select(grad, a, alpha, scale, input_scale, is_result=False):
+        if is_result:  # a is the result (elu_, selu_, celu_)
+            return _elu_result_backward(grad, a, alpha, scale, input_scale)
         if grad.dtype == np.float32:  # torch's kernel: SLEEF's expf in the vectors
             return _sleef_unary.elu_backward(grad, a, alpha, scale, input_scale)
         if grad.dtype == np.float64:  # torch's kernel: SLEEF's exp in the vectors
@@ -302,9 +308,7 @@ class EluBackward(_SlopeBackward):
         grad_grad = EluBackward.apply(gg, x, **params) if self.needs_grad(0) else None
         grad_self = None
         if self.needs_grad(1):
-            inner = EluBackward.apply(gg * self.saved("grad_output") * params["input_scale"], x,
-                                      **params)
-            grad_self = inner * kernel_tensor(_negative_mask, x._data)
+            grad_self = _elu_double_backward(gg, self.saved("grad_output"), x, params)
         return grad_grad, grad_self
 
     def jvp(self, tangents, primals, result):
@@ -312,8 +316,27 @@ class EluBackward(_SlopeBackward):
         params = self._params
         return jvp_sum(
             tangents, lambda t: EluBackward.apply(t, x, **params),
-            lambda t: EluBackward.apply(t * grad * params["input_scale"], x, **params)
-            * kernel_tensor(_negative_mask, x._data))
+            lambda t: _elu_double_backward(t, grad, x, params))
+
+
+def _elu_double_backward(grad, grad_output, x, params):
+    """torch's elu_double_backward: ``elu_backward(grad * grad_output * input_scale, x) * (x <
+    0)``, or from the result ``grad * grad_output * input_scale * (result < 0)`` (a Scalar
+    product, MulBackward1, for a reduced float type's too)."""
+    scaled = _scale(grad * grad_output, params["input_scale"])
+    if not params.get("is_result"):
+        scaled = EluBackward.apply(scaled, x, **params)
+    return scaled * kernel_tensor(_negative_mask, x._data)
+
+
+def _elu_result_backward(grad, r, alpha, scale, input_scale):
+    """torch's elu_backward kernel from the result: ``r <= 0 ? grad * input_scale * (r + alpha
+    * scale) : grad * scale``, in that order (a reduced float type in float32, rounded once)."""
+    dtype = grad.dtype
+    work = dtype.type if dtype in (np.float32, np.float64) else np.float32
+    g, r = grad.astype(work, copy=False), r.astype(work, copy=False)
+    negative = g * work(input_scale) * (r + work(alpha) * work(scale))
+    return _where(r <= 0, negative, g * work(scale)).astype(dtype, copy=False)
 
 
 def _negative_mask(x: np.ndarray) -> np.ndarray:

@@ -604,3 +604,16 @@ class RreluWithNoiseBackward(ActivationBackward, Op):
         from ..tensor import _wrap
 
         return (grad * _wrap(noise),)
+
+    def backward(self, grads):
+        # derivatives.yaml: grad_output rrelu_with_noise_backward(grad, self, noise, ...), its
+        # own node again (a product by the noise recorded MulBackward0), self zeros_like(grad)
+        from .. import zeros_like
+
+        gg, x = grads[0], self.saved("self")
+        results = [None] * len(self._next_nodes)
+        if self.needs_grad(0) and gg is not None:
+            results[0] = RreluWithNoiseBackward.record(gg, x, **self._params)
+        if self.needs_grad(1):
+            results[1] = zeros_like(x)
+        return tuple(results)

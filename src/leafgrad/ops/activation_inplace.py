@@ -10,10 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from ._forward import auto_element_wise
-from .activation import Elu, LeakyRelu, _leaky_slopes, kernel_tensor
+from .activation import Elu, EluBackward, LeakyRelu, LeakyReluBackward
 from .activation_extra import RreluWithNoise, Threshold
 from .registry import register
-from .math_logic import Where
 
 _ELU_NEGATIVE = ("In-place elu backward calculation is triggered with a negative slope which is "
                  "not supported. This is caused by calling in-place forward function with a "
@@ -24,14 +23,6 @@ _LEAKY_NEGATIVE = (
     "please call out-of-place version instead. File an issue at "
     "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu backward "
     "calculation with negative slope")
-
-
-def _elu_result_slopes(r: np.ndarray, zero: float, scale: float) -> np.ndarray:
-    return np.where(r == 0, zero, scale).astype(r.dtype)
-
-
-def _negative(r: np.ndarray) -> np.ndarray:
-    return r < 0
 
 
 @register
@@ -48,15 +39,14 @@ class EluInplace(Elu):
         p = self._params
         if p["alpha"] < 0:
             raise RuntimeError(_ELU_NEGATIVE)
+        # torch: elu_backward(grad, alpha, scale, input_scale, is_result=true, result), its own
+        # node under create_graph (EluBackwardBackward0, differentiable in the result)
+        return EluBackward.apply(grad, self.saved("result"), **self._backward_params(p),
+                                 is_result=True)
 
-        r = self.saved("result")
-        data = r._data
-        # the slope depends on r only where r < 0 (torch's elu_double_backward with is_result
-        # masks r < 0); at r == 0 it is the constant alpha * scale * input_scale
-        negative = (r + p["alpha"] * p["scale"]) * p["input_scale"]
-        constant = kernel_tensor(_elu_result_slopes, data, zero=p["alpha"] * p["scale"] *
-                                 p["input_scale"], scale=p["scale"])
-        return grad * Where.apply(negative, constant, condition=kernel_tensor(_negative, data))
+    @staticmethod
+    def _backward_params(params):
+        return params
 
     jvp = auto_element_wise
 
@@ -67,6 +57,11 @@ class CeluInplace(EluInplace):
     uint_kernel = "elu_cpu"
     complex_message = '"elu_cpu" not implemented for \'ComplexFloat\''
     torch_names = ("nn.functional.celu_", "celu_")
+
+    @staticmethod
+    def _backward_params(params):
+        # torch: elu_backward(grad, alpha, 1, 1.0 / alpha.toFloat(), true, result), as Celu's
+        return {**params, "input_scale": 1.0 / float(np.float32(params["alpha"]))}
 
 
 @register
@@ -82,8 +77,10 @@ class LeakyReluInplace(LeakyRelu):
         slope = self._params["negative_slope"]
         if slope < 0:
             raise RuntimeError(_LEAKY_NEGATIVE)
-        r = self.saved("result")._data
-        return grad * kernel_tensor(_leaky_slopes, r, slope=slope)
+        # torch: leaky_relu_backward(grad, result, negative_slope, true) (LeakyReluBackward-
+        # Backward0 under create_graph, with an edge to the result); the result's sign is the
+        # input's for a slope >= 0
+        return LeakyReluBackward.apply(grad, self.saved("result"), negative_slope=slope)
 
     jvp = auto_element_wise
 

@@ -62,8 +62,8 @@ class _PartView(Op):
 
 @register
 class Real(_PartView):
-    """The real parts as one step, for backward formulas (``z.real`` itself is built as torch
-    builds it: real_part)."""
+    """The real parts as one step (``z.real`` itself, and at::real in backward formulas, are
+    built as torch builds them: real_part, whose ViewAsRealBackward0 torch records too)."""
 
     vmap = batch.elementwise
     torch_names = ("real", "Tensor.real")
@@ -163,7 +163,9 @@ class ViewAsComplex(Op):
         return a.view(_dtype.from_numpy_dtype(a.dtype).to_complex().np)[..., 0]
 
     def backward(self, grad):
-        return ViewAsReal.apply(grad)
+        # derivatives.yaml: view_as_real(grad.contiguous().resolve_conj()) (CloneBackward0 for
+        # a non-contiguous grad under create_graph)
+        return ViewAsReal.apply(grad.contiguous().resolve_conj())
 
     jvp = auto_linear
 
@@ -228,9 +230,9 @@ class Complex(Op):
     def backward(self, grad):
         grad_real = grad_imag = None
         if self.needs_grad(0):
-            grad_real = Real.apply(grad)
+            grad_real = real_part(grad)  # torch's at::real: ViewAsReal, then Select
         if self.needs_grad(1):
-            grad_imag = Imag.apply(grad)
+            grad_imag = real_part(grad, imaginary=True)
         return grad_real, grad_imag
 
     def jvp(self, tangents, primals, result):
@@ -264,9 +266,9 @@ class Polar(Op):
         result = self.saved("result")
         grad_abs = grad_angle = None
         if self.needs_grad(0):
-            grad_abs = Real.apply(Conj.apply(grad) * Sgn.apply(result))
+            grad_abs = real_part(Conj.apply(grad) * Sgn.apply(result))
         if self.needs_grad(1):
-            grad_angle = Real.apply(Conj.apply(grad) * (result * 1j))
+            grad_angle = real_part(Conj.apply(grad) * (result * 1j))
         return grad_abs, grad_angle
 
     def jvp(self, tangents, primals, result):
@@ -374,7 +376,7 @@ class Angle(Op):
         if a._data.dtype.kind != "c":
             return tangent * 0
         # d angle(z) = Im(conj(z) dz) / |z|^2
-        return Imag.apply(Conj.apply(a) * tangent) / a.abs().pow(2)
+        return real_part(Conj.apply(a) * tangent, imaginary=True) / a.abs().pow(2)
 
 
 # -- the check for ops without complex support ----------------------------------------------------

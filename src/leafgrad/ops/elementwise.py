@@ -1080,7 +1080,10 @@ class SigmoidBackward(Op):
         if self.needs_grad(0):
             grad_grad = SigmoidBackward.apply(gg, conj(y))
         if self.needs_grad(1):
-            grad_y = gg * conj(self.saved("grad_output")) * conj(1 - _scale(y, 2))
+            # derivatives.yaml: grad.conj() * grad_output * (-2 * output.conj() + 1), the
+            # Scalar product and sum recorded as MulBackward1 and AddBackward1 (1 - 2y is exact
+            # either way)
+            grad_y = gg * conj(self.saved("grad_output")) * (_scale(conj(y), -2) + 1)
         return grad_grad, grad_y
 
     def jvp(self, tangents, primals, result):

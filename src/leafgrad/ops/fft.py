@@ -29,7 +29,7 @@ import numpy as np
 
 from . import _batching_rules as batch
 from ._forward import auto_linear
-from .complex import Real
+from .complex import real_part
 from .norm import ConstantPadNd
 from .registry import Op, register
 
@@ -127,7 +127,7 @@ class FftR2C(Op):
         if p["onesided"]:
             grad = _zero_pad_last(grad, dim[-1], self.input_shape(0)[dim[-1]])
         full = FftC2C.apply(grad, dim=dim, normalization=p["normalization"], forward=False)
-        return Real.apply(full)
+        return real_part(full)
 
     jvp = auto_linear
 

@@ -374,10 +374,18 @@ class MaskedFillTensor(Op):
         grad_self = grad._masked_zero(mask) if self.needs_grad(0) else None
         grad_value = None
         if self.needs_grad(1):
+            # torch's masked_fill_backward: grad.masked_select(mask).sum() (MaskedSelectBackward0
+            # under create_graph; the sum runs over the selected elements only), and
+            # where(mask, grad, 0).sum() for a batched grad (vmap: a data-dependent shape)
             from ..tensor import _wrap
 
-            keep = _wrap(np.broadcast_to(mask, tuple(grad.shape)).astype(grad._data.dtype))
-            grad_value = (grad * keep).sum()
+            if _vmap_state.active:
+                from .. import where
+
+                grad_value = where(_wrap(mask), grad, 0).sum()
+            else:
+                selected = grad.masked_select(_wrap(mask))
+                grad_value = self.pass_index(selected, "mask", "mask").sum()
         return grad_self, grad_value
 
     jvp = auto_linear
@@ -414,7 +422,12 @@ class MaskedSelect(Op):
         zeros = _wrap(array_kernel(zeros_of, grad._data, shape=shape))
         full = MaskedScatter.apply(zeros, grad, mask=mask)
         full._bump_version()
-        return _sum_to(self.pass_index(full, "mask", "mask"), self.input_shape())
+        full = self.pass_index(full, "mask", "mask")
+        # (the engine's validate_outputs sums a gradient of another shape back; one of the
+        # input's shape, a 0-d one too, is returned as it is: MaskedScatterBackward0)
+        if tuple(full.shape) == tuple(self.input_shape()):
+            return full
+        return _sum_to(full, self.input_shape())
 
     jvp = auto_linear
 

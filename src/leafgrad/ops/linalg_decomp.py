@@ -37,7 +37,7 @@ from ._bfloat16 import legacy_name
 from .linalg import matmul
 from .math_logic import Where
 from .._dtype import from_numpy_dtype
-from .complex import Imag
+from .complex import real_part
 
 
 class _LinAlgError(RuntimeError):
@@ -348,7 +348,7 @@ class LinalgSlogdet(MultiOutputOp):
             if grad is not None:
                 grad = grad.to(a.dtype)
             if grad_sign is not None:
-                rotation = Imag.apply(conj(grad_sign) * self.saved("sign")) * 1j
+                rotation = real_part(conj(grad_sign) * self.saved("sign"), imaginary=True) * 1j
                 grad = -rotation if grad is None else grad - rotation
         elif grad is None:  # the sign is piecewise constant: no gradient flows through it
             return None

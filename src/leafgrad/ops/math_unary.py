@@ -30,8 +30,7 @@ from ..tensor import _wrap
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
 from . import _inference_writes as _writes
 from ._masks import zeros_tensor
-from .complex import Conj, Real
-from .math_logic import Where
+from .complex import Conj
 from .. import _dtype
 from ._bfloat16 import to_bfloat16
 from ..autograd.graph import zero_grad_tensor
@@ -650,12 +649,13 @@ class Sgn(Op):
 
             return zero_grad_tensor(_zeros_like(grad))
         # z / |z| moves only along the circle: the gradient is grad's component tangent to it,
-        # over |z| (torch's sgn_backward), and 0 at z == 0
-
+        # over |z|, and 0 at z == 0, written as torch's sgn_backward: ((gx - (sgn * sgn) *
+        # gx.conj()) / (2. * abs)).masked_fill_(abs == 0., 0.) (its nodes under create_graph,
+        # MaskedFillBackward0 where a where recorded WhereBackward0, and its rounding)
         result = self.saved("result")
         magnitude = a.abs()
-        tangent = grad - result * Real.apply(grad * Conj.apply(result))
-        return Where.apply(0j, tangent / magnitude, condition=magnitude == 0)
+        out = (grad - (result * result) * Conj.apply(grad)) / _scale(magnitude, 2.0)
+        return out.masked_fill_(magnitude == 0, 0)
 
     def jvp(self, tangents, primals, result):
         # sgn is not holomorphic: its derivative along dz is the backward formula with dz in

@@ -914,13 +914,25 @@ class EmbeddingBackward(Op):
         return out
 
     def backward(self, grad):
+        # torch's embedding_dense_double_backward: grad.index_select(0, indices.reshape(-1)),
+        # masked_fill_(indices == padding_idx, 0) in place, viewed as indices' shape + (-1,)
+        # (IndexSelectBackward0, MaskedFillBackward0, ViewBackward0 under create_graph)
+        from .gather import IndexSelect
+
         p = self._params
-        picked = Embedding.apply(grad, indices=p["indices"], padding_idx=p["padding_idx"])
+        indices = p["indices"]
+        flat = array_kernel(np.ravel, indices)
+        picked = self.pass_index(IndexSelect.apply(grad, dim=0, index=flat), "indices", "index")
         if p["padding_idx"] is not None:
-            picked = picked._masked_zero((p["indices"] == p["padding_idx"])[..., None])
-        return picked
+            padding = array_kernel(_padding_rows, flat, padding_idx=p["padding_idx"])
+            picked.masked_fill_(_wrap(padding), 0)
+        return picked.view(*indices.shape, -1)
 
     jvp = auto_linear
+
+
+def _padding_rows(flat: np.ndarray, padding_idx: int) -> np.ndarray:
+    return (flat == padding_idx)[:, None]
 
 
 # -- padding ------------------------------------------------------------------------------------

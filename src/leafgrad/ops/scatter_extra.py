@@ -24,6 +24,7 @@ from .shape import _wrap_dim
 from .shape_ext import Diagonal
 from .gather import _index_array, check_index_add_bounds
 from ..autograd.anomaly_mode import _user_stacklevel
+from ..autograd._vmap_state import state as _vmap_state
 from .inplace import inplace as _inplace
 from .linalg_ext import _expanded_size_error
 from ._promote import check_broadcast
@@ -31,7 +32,8 @@ from .shape import Slice
 from .._info import is_warn_always_enabled
 from .._out import check_no_overlap
 
-__all__ = ["SelectScatter", "SliceScatter", "DiagonalScatter", "MaskedScatter", "IndexReduce",
+__all__ = ["SelectScatter", "SliceScatter", "DiagonalScatter", "MaskedScatter",
+           "MaskedScatterBackward", "IndexReduce",
            "select_scatter", "slice_scatter", "diagonal_scatter", "masked_scatter",
            "index_reduce"]
 
@@ -185,19 +187,64 @@ class MaskedScatter(Op):
         mask = _wrap(self._params["mask"]) if mask is None else mask
         grad_self = grad_source = None
         if self.needs_grad(0):
-            from .. import where
-
-            grad_self = where(mask, grad.new_zeros(()), grad)  # masked_fill(mask, 0)
+            # derivatives.yaml: grad.masked_fill(mask, 0) (MaskedFillBackward0 under
+            # create_graph; leafgrad's where recorded WhereBackward0: generated-program seeds
+            # 10033718, 10033896, 10035218, 20009616)
+            grad_self = self.pass_index(grad._masked_zero(mask), "mask", "mask")
         if self.needs_grad(1):
             shape = self.input_shape(1)
-            selected = grad.masked_select(mask)
-            missing = int(np.prod(shape)) - selected.shape[0]
-            if missing > 0:
-                selected = cat([selected, grad.new_zeros((missing,))])
-            grad_source = selected.view(shape)
+            if _vmap_state.active:  # a batched grad: the composite masked_scatter_backward
+                selected = grad.masked_select(mask)
+                missing = int(np.prod(shape)) - selected.shape[0]
+                if missing > 0:
+                    selected = cat([selected, grad.new_zeros((missing,))])
+                grad_source = selected.view(shape)
+            else:  # torch's op, its own node (seeds 10030142, 10032813, 20010966)
+                grad_source = MaskedScatterBackward.apply(grad, mask=mask._data,
+                                                          sizes=tuple(shape))
+                self.pass_index(grad_source, "mask", "mask")
         return grad_self, grad_source
 
     jvp = auto_linear
+
+
+@register
+class MaskedScatterBackward(Op):
+    """torch's masked_scatter_backward(grad_output, mask, sizes): ``grad_output``'s elements
+    where ``mask`` is True in row-major order, zero-padded to ``sizes``' element count and viewed
+    as ``sizes`` (masked_scatter's source gradient, recorded as its own node)."""
+
+    node = "MaskedScatterBackwardBackward0"
+    index_saves = {"mask": ()}
+    complex_ok = True
+    inputs = ("grad_output",)
+    torch_names = ()
+
+    @staticmethod
+    def forward(ctx, grad_output, mask, sizes):
+        shape = np.broadcast_shapes(grad_output.shape, mask.shape)
+        selected = np.broadcast_to(grad_output, shape)[np.broadcast_to(mask, shape)]
+        missing = int(np.prod(sizes)) - selected.size
+        if missing > 0:
+            selected = np.concatenate([selected, np.zeros(missing, selected.dtype)])
+        return selected.reshape(sizes)
+
+    def backward(self, grad):
+        # derivatives.yaml: zeros_like(grad_output).masked_scatter(mask, grad)
+        mask = self._params["mask"]
+        zeros = grad.new_zeros(tuple(self.input_shape()))
+        return self.pass_index(MaskedScatter.apply(zeros, grad, mask=mask), "mask", "mask")
+
+    def jvp(self, tangents, primals, result):
+        # derivatives.yaml: masked_scatter_backward(grad_output_t, mask, grad_output_t.sizes()),
+        # grad_output's shape, so a result of another shape gets the size-mismatch error
+        tangent, sizes = tangents[0], self._params["sizes"]
+        if tuple(tangent.shape) != tuple(sizes):
+            raise RuntimeError(
+                "Trying to set a forward gradient that has a different size than that of the "
+                f"original Tensor, this is not supported. Tensor is of size {list(sizes)} "
+                f"while the given forward gradient is of size {list(tangent.shape)}.")
+        return MaskedScatterBackward.apply(tangent, mask=self._params["mask"], sizes=sizes)
 
 
 # -- index_reduce ---------------------------------------------------------------------------------
