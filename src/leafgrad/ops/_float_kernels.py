@@ -728,7 +728,24 @@ def tanh_backward(grad: np.ndarray, y: np.ndarray, out=None, factor=None) -> np.
         return np.multiply(grad, t, out, dtype=_F32, casting="same_kind")
     if dtype == _F64:
         return np.multiply(grad, tanh_backward_factor(y) if factor is None else factor, out=out)
+    if dtype.itemsize == 2 and dtype.kind != "i" and grad.dtype == dtype:
+        # float16/bfloat16: torch's kernel computes in float and rounds once (Note:
+        # reduced-float activation backwards, activation.py); y * y is exact in float32
+        wide = y.astype(_F32)
+        wide = np.subtract(np.float32(1), np.multiply(wide, wide))
+        result = np.multiply(grad.astype(_F32), wide)
+        result = result.astype(np.float16) if dtype == np.float16 else _to_bfloat16(result)
+        if out is None:
+            return result
+        np.copyto(out, result)
+        return out
     return np.multiply(grad, 1 - y * y, out=out)
+
+
+def _to_bfloat16(array):
+    from ._bfloat16 import to_bfloat16
+
+    return to_bfloat16(array)
 
 
 def tanh_backward_factor(y: np.ndarray) -> np.ndarray:
