@@ -109,3 +109,42 @@ def test_float16_convolutions_round_each_output_once():
         if results[0] != results[1]:
             failures.append((form, wants))
     assert not failures, (len(failures), failures[:6])
+
+
+# -- float16/bfloat16 layer norm backward: torch's frame in float, its buffers in the dtype ------
+# (generated-program seed 10033018: a zero gradient through layer_norm(float16 x, weight with a
+# negative entry) gave x.grad [0., -0., 0.] where torch gives +0.: leafgrad's formula ran in the
+# reduced dtype, each step rounded (44% of float16 input gradients differed); torch's
+# layer_norm_backward_frame computes in float from mean and rstd saved in the input's dtype,
+# rounds the per-thread dgamma/dbeta buffers to it after each row and dx once)
+
+_LAYER_NORMS = [((3,), 1), ((4, 5), 1), ((2, 3, 4), 2), ((6, 7), 1), ((2, 1, 3), 1)]
+
+
+def test_reduced_layer_norm_backward_is_torch_frame():
+    failures = []
+    rng = np.random.RandomState(2)
+    for (shape, count), dtype, affine, wants, zero in itertools.product(
+            _LAYER_NORMS, ["float16", "bfloat16"], ["weight", "both", "none"],
+            [(True, True, True), (True, False, False), (False, True, True)], [False, True]):
+        normalized = shape[len(shape) - count:]
+        values = [rng.randn(*shape), rng.randn(*normalized), rng.randn(*normalized),
+                  np.zeros(shape) if zero else rng.randn(*shape)]
+        values = [v.astype(np.float32) for v in values]
+        results = []
+        for lib in LIBS:
+            def run():
+                dt = getattr(lib, dtype)
+                x, w, b, g = [lib.tensor(v).to(dt) for v in values]
+                x.requires_grad_(wants[0])
+                w = w.requires_grad_(wants[1]) if affine != "none" else None
+                b = b.requires_grad_(wants[2]) if affine == "both" else None
+                y = lib.nn.functional.layer_norm(x, normalized, w, b)
+                leaves = [t for t in (x, w, b) if t is not None and t.requires_grad]
+                if not leaves:
+                    return [_fbits(y)]
+                return [_fbits(y)] + [_fbits(t) for t in lib.autograd.grad(y, leaves, g)]
+            results.append(_outcome(run))
+        if results[0] != results[1]:
+            failures.append((shape, dtype, affine, wants, zero))
+    assert not failures, (len(failures), failures[:6])
