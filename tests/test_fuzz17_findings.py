@@ -148,3 +148,41 @@ def test_reduced_layer_norm_backward_is_torch_frame():
         if results[0] != results[1]:
             failures.append((shape, dtype, affine, wants, zero))
     assert not failures, (len(failures), failures[:6])
+
+
+# -- addcmul/addcdiv's value is c10's checked conversion to an integer result's type ----------
+# (generated-program seeds 20000555, 20006043, 20008385, 20008625: uint8 x.addcmul_(x, x,
+# value=-3) raised NumPy's 'OverflowError: Python integer -3 out of bounds for uint8' where torch
+# wraps it to 253, as it does add's alpha; out of range, torch's 'value cannot be converted to
+# type uint8_t without overflow', and a float value too large for the type is refused the same)
+
+_ADDC_FORMS = ["x.addcmul(x, y, value=v)", "x.addcmul_(x, y, value=v)",
+               "lib.addcmul(x, y, x, value=v)", "lib.addcmul(x, x, y, value=v, out=o)",
+               "x.addcdiv(f, f + 1, value=v)", "x.clone().addcmul_(y, y, value=v)"]
+
+
+def test_addcmul_value_is_checked_against_integer_results():
+    failures = []
+    for form, dtype, value in itertools.product(
+            _ADDC_FORMS + ["x.add(y, alpha=v)", "x.sub_(y, alpha=v)", "lib.add(x, y, alpha=v, out=o)"],
+            ["uint8", "int8", "int16", "int32", "int64"],
+            [-3, -255, -256, 300, -300, 2.5, -2.5, 1e30, -70000, 2 ** 40, True]):
+        results = []
+        for lib in LIBS:
+            def run():
+                dt = getattr(lib, dtype)
+                x = lib.tensor([[0, 1], [6, 2]], dtype=dt)
+                y = lib.tensor([3, 7], dtype=dt)
+                f = lib.tensor([1.5, -2.0])
+                o = lib.empty(2, 2, dtype=dt)
+                try:
+                    r = eval(form, {"x": x, "y": y, "f": f, "o": o, "v": value, "lib": lib})
+                except Exception:
+                    return (_outcome(lambda: eval(form, {"x": x, "y": y, "f": f, "o": o,
+                                                         "v": value, "lib": lib})),
+                            x.tolist(), x._version)
+                return r.tolist(), str(r.dtype).split(".")[-1], x.tolist(), x._version
+            results.append(_outcome(run))
+        if results[0] != results[1]:
+            failures.append((form, dtype, value, results))
+    assert not failures, (len(failures), failures[:4])
