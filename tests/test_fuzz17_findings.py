@@ -186,3 +186,41 @@ def test_addcmul_value_is_checked_against_integer_results():
         if results[0] != results[1]:
             failures.append((form, dtype, value, results))
     assert not failures, (len(failures), failures[:4])
+
+
+# -- a torch.func transform may save an inference tensor its function captures ----------------
+# (generated-program seed 10031819: vjp(lambda a: a.cos().tanh().exp() * c, x) with c made under
+# inference_mode raised 'Inference tensors cannot be saved for backward' where torch lifts c
+# into the transform's GradTrackingTensor, no inference tensor; outside a transform the error
+# stays)
+
+_CAPTURES = [
+    "lib.func.vjp(lambda a: a.cos() * c, x)[1](lib.ones_like(x))",
+    "lib.func.vjp(lambda a: a.cos() * c, x)[0]",
+    "lib.func.grad(lambda a: (a.sin() * c).sum())(x)",
+    "lib.func.grad_and_value(lambda a: (a * c.detach()).exp().sum())(x)",
+    "lib.func.jacrev(lambda a: a * c)(x)",
+    "lib.func.hessian(lambda a: (a * a * c).sum())(x)",
+    "lib.func.jvp(lambda a: a.exp() * c, (x,), (lib.ones_like(x),))",
+    "(x.requires_grad_() * c).sum()",
+    "lib.autograd.grad((x.requires_grad_() * c.clone()).sum(), x)",
+]
+
+
+def test_transforms_save_captured_inference_tensors():
+    failures = []
+    for form, dtype in itertools.product(_CAPTURES, ["float32", "float64"]):
+        results = []
+        for lib in LIBS:
+            def run():
+                x = lib.tensor([0.5, -1.0, 2.0], dtype=getattr(lib, dtype))
+                with lib.inference_mode():
+                    c = x * 2
+                r = eval(form, {"lib": lib, "x": x, "c": c})
+                flat = r if isinstance(r, tuple) else (r,)
+                flat = [t for item in flat for t in (item if isinstance(item, tuple) else (item,))]
+                return [_fbits(t) for t in flat]
+            results.append(_outcome(run))
+        if results[0] != results[1]:
+            failures.append((form, dtype, results))
+    assert not failures, (len(failures), failures[:3])
