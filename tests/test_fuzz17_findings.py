@@ -224,3 +224,33 @@ def test_transforms_save_captured_inference_tensors():
         if results[0] != results[1]:
             failures.append((form, dtype, results))
     assert not failures, (len(failures), failures[:3])
+
+
+# -- float16/bfloat16 prod over a dim multiplies in the dtype, each product rounded ------------
+# (generated-program seed 30000036: float16 x.prod(-1) printed 0.9751 where torch prints
+# 0.9761: torch's prod over a dim keeps its running product in the reduced dtype; NumPy's
+# float16 reduce carries it in float32 and rounds once, and leafgrad's bfloat16 ops computed
+# in float32)
+
+def test_reduced_prod_over_a_dim_rounds_each_product():
+    failures = []
+    rng = np.random.RandomState(3)
+    for (shape, dim), dtype, keepdim, layout in itertools.product(
+            [((6, 4), -1), ((6, 4), 0), ((3, 20), 1), ((7, 3, 5), 1), ((1, 17), 1), ((4,), 0),
+             ((2, 0), 1)],
+            ["float16", "bfloat16"], [False, True], ["plain", "transposed"]):
+        values = rng.uniform(0.6, 1.6, size=shape).astype(np.float32)
+        results = []
+        for lib in LIBS:
+            def run():
+                x = lib.tensor(values).to(getattr(lib, dtype))
+                if layout == "transposed" and x.ndim > 1:
+                    x = x.mT.contiguous().mT
+                x.requires_grad_()
+                y = x.prod(dim, keepdim=keepdim)
+                (grad,) = lib.autograd.grad(y.sum(), x)
+                return _fbits(y), _fbits(grad), _fbits(lib.prod(x, dim, dtype=lib.float32))
+            results.append(_outcome(run))
+        if results[0] != results[1]:
+            failures.append((shape, dim, dtype, keepdim, layout))
+    assert not failures, (len(failures), failures[:6])
