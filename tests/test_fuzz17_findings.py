@@ -164,7 +164,8 @@ _ADDC_FORMS = ["x.addcmul(x, y, value=v)", "x.addcmul_(x, y, value=v)",
 def test_addcmul_value_is_checked_against_integer_results():
     failures = []
     for form, dtype, value in itertools.product(
-            _ADDC_FORMS + ["x.add(y, alpha=v)", "x.sub_(y, alpha=v)", "lib.add(x, y, alpha=v, out=o)"],
+            _ADDC_FORMS + ["x.add(y, alpha=v)", "x.sub_(y, alpha=v)",
+                           "lib.add(x, y, alpha=v, out=o)"],
             ["uint8", "int8", "int16", "int32", "int64"],
             [-3, -255, -256, 300, -300, 2.5, -2.5, 1e30, -70000, 2 ** 40, True]):
         results = []
