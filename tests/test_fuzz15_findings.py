@@ -250,9 +250,9 @@ _INPLACE = ["add_({s})", "sub_({s})", "mul_({s})", "div_({s})", "floor_divide_({
             "__imul__({s})", "__isub__({s})", "pow_({s})", "add_(lib.tensor({s}))",
             "mul_(lib.tensor([{s}, {s}, {s}]))", "index_fill_(0, lib.tensor([0]), {s})",
             "masked_fill_(x != 0, {s})", "fill_({s})", "addcmul_(x, x, value={s})"]
-# torch wraps an out-of-range value for an unsigned tensor's addcmul_ (leafgrad: NumPy's
-# OverflowError): left open, checked to still differ so that a fix shows here
-_INPLACE_LEFT = {("addcmul_(x, x, value={s})", "uint8", "-3")}
+# (torch wraps an out-of-range value for an unsigned tensor's addcmul_: fixed by fuzz17,
+# tests/test_fuzz17_findings.py; nothing left open here)
+_INPLACE_LEFT: set = set()
 
 
 def test_inplace_ops_refuse_result_types_as_torch():

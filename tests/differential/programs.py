@@ -17,6 +17,9 @@ in-place ops on views, index writes, out= buffers of other shapes, gradient-chan
 seeds from 20_000_000 also from the second wide set of programs_wide2.py (more ops on strided
 operands, gradients taken mid-program with create_graph and computed on, in-place ops mixing
 dtypes and Python scalars, whose promotion errors are recorded with O.fails, and indexing);
+seeds from 30_000_000 also from the third wide set of programs_wide3.py (float16/bfloat16
+and complex tensors) and end with its training loop (hooks, a custom Function or
+checkpoint, a few optimizer steps with zero_grad variations);
 seeds 3 and 5 mod 8 then append a stage (programs_after.py): torch.func transforms of small
 functions of the program's tensors, or optimizer steps on the leaves that got gradients.
 The program records an observation of every tensor it makes, after every in-place change, after
@@ -63,6 +66,7 @@ from .programs_machinery import MachineryStage
 from .programs_user import UserOps
 from .programs_wide import WIDE_SEED0, WideOps
 from .programs_wide2 import WIDE2_SEED0, Wide2Ops
+from .programs_wide3 import WIDE3_SEED0, Wide3Ops
 
 LEAF_SHAPES = [(), (1,), (3,), (2, 3), (3, 1), (1, 3), (2, 3, 4)]
 SCALARS = [2, 3, -1, 0.5, -1.5, 0.25, 2.0, 1, 1.5]
@@ -419,7 +423,8 @@ def _numel(shape) -> int:
     return int(np.prod(shape, dtype=np.int64))
 
 
-class _Generator(UserOps, WideOps, Wide2Ops, AfterStages, ModuleStage, FunctionStage, MachineryStage):
+class _Generator(UserOps, WideOps, Wide2Ops, Wide3Ops, AfterStages, ModuleStage, FunctionStage,
+                 MachineryStage):
     def __init__(self, seed: int, torch):
         self.seed = seed
         self.rng = random.Random(seed)
@@ -439,6 +444,9 @@ class _Generator(UserOps, WideOps, Wide2Ops, AfterStages, ModuleStage, FunctionS
         self.user = self.user or self.wide
         # Seeds from WIDE2_SEED0 on also draw from WIDE2_OPS (programs_wide2.py).
         self.wide2 = seed >= WIDE2_SEED0
+        # Seeds from WIDE3_SEED0 on also draw from WIDE3_OPS and end with its training-loop
+        # stage (programs_wide3.py).
+        self.wide3 = seed >= WIDE3_SEED0
 
     # -- bookkeeping ---------------------------------------------------------------------------
 
@@ -1536,6 +1544,8 @@ class _Generator(UserOps, WideOps, Wide2Ops, AfterStages, ModuleStage, FunctionS
                 done = tries = 0
                 names, weights = zip(*(
                     self.OPS + self.EXTENDED_OPS + self.USER_OPS + self.WIDE_OPS
+                    + self.WIDE2_OPS + self.WIDE3_OPS if self.wide3
+                    else self.OPS + self.EXTENDED_OPS + self.USER_OPS + self.WIDE_OPS
                     + self.WIDE2_OPS if self.wide2
                     else self.OPS + self.EXTENDED_OPS + self.USER_OPS + self.WIDE_OPS if self.wide
                     else self.OPS + self.EXTENDED_OPS + self.USER_OPS if self.user
@@ -1558,6 +1568,11 @@ class _Generator(UserOps, WideOps, Wide2Ops, AfterStages, ModuleStage, FunctionS
                     self.after_differentiation()
                 except Exception:  # noqa: BLE001 - a stage that went wrong ends there
                     self.replay()
+                if self.wide3:
+                    try:  # (programs_wide3.py: its own random streams, new tensors only)
+                        self.wide3_stage()
+                    except Exception:  # noqa: BLE001 - a stage that went wrong ends there
+                        self.replay()
             except _Reject:
                 continue
             return self.source(), self.kinds

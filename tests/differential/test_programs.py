@@ -37,6 +37,13 @@ torch = require_torch()
 # the second wide set (tests/test_fuzz15_findings.py's cases).
 _SEED0 = int(os.environ.get("LEAFGRAD_PROGRAM_SEED0", "0"))
 SEEDS = range(_SEED0, _SEED0 + 400)
+# The third wide set (programs_wide3.py: float16/bfloat16 and complex tensors, a training loop
+# with hooks, custom Functions, checkpoint and optimizer steps) from 30_000_000: 40 of its
+# seeds run in the suite (tests/test_fuzz17_findings.py has the cases its runs found).
+WIDE3_SEEDS = range(30_000_000, 30_000_040)
+WIDE3_KINDS = {"wide3_reduced", "wide3_reduced_convert", "wide3_complex", "wide3_complex_make",
+               "wide3_model", "wide3_hook", "wide3_function", "wide3_optimizer",
+               "wide3_backward", "wide3_step", "wide3_zero_grad"}
 
 # Every op family of the core op set, and every way of differentiating, must appear somewhere in
 # the generated programs: if the generator stops producing one, the coverage test says so.
@@ -255,6 +262,23 @@ def _presentation_case(seed):
 @pytest.mark.parametrize("seed", [_presentation_case(seed) for seed in SEEDS])
 def test_presentation(seed):
     _check(seed, PRESENTATION_FIELDS)
+
+
+@pytest.mark.parametrize("seed", WIDE3_SEEDS)
+def test_wide3_semantics(seed):
+    _check(seed, SEMANTIC_FIELDS)
+
+
+@pytest.mark.parametrize("seed", WIDE3_SEEDS)
+def test_wide3_presentation(seed):
+    _check(seed, PRESENTATION_FIELDS)
+
+
+def test_wide3_programs_cover_their_kinds():
+    kinds = Counter()
+    for seed in WIDE3_SEEDS:
+        kinds.update(_program(seed).kinds)
+    assert WIDE3_KINDS - set(kinds) == set()
 
 
 # --- the harness itself ----------------------------------------------------------------------

@@ -528,6 +528,16 @@ saved_hooks_state = _SavedHooksState()
 hooks_entered = 0
 
 
+def _inside_grad_transform() -> bool:
+    """Whether a torch.func grad-family transform (grad, vjp, jacrev...) is running: torch
+    lifts a tensor from outside into the transform's GradTrackingTensor, a wrapper that is no
+    inference tensor, so an inference tensor its function captures may be saved (generated-
+    program seed 10031819: vjp of ``f(a) * c`` with ``c`` made in inference_mode)."""
+    from ._vmap_state import state
+
+    return any(level[0] == "grad" for level in state.stack)
+
+
 class SavedTensor:
     """A tensor kept by a node for its backward, with the version it had when saved.
 
@@ -546,7 +556,7 @@ class SavedTensor:
     def __init__(self, tensor, is_output: bool = False):
         counter = tensor._vc
         if (counter is INFERENCE_VC or counter is INFERENCE_DETACHED) \
-                and not _grad_state.inference:
+                and not _grad_state.inference and not _inside_grad_transform():
             raise RuntimeError(
                 "Inference tensors cannot be saved for backward. Please do not use Tensors "
                 "created in inference mode in computation tracked by autograd. To work around "

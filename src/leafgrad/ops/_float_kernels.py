@@ -740,6 +740,12 @@ def tanh_backward(grad: np.ndarray, y: np.ndarray, out=None, factor=None) -> np.
     return np.multiply(grad, 1 - y * y, out=out)
 
 
+def _to_bfloat16(array):
+    from ._bfloat16 import to_bfloat16
+
+    return to_bfloat16(array)
+
+
 def tanh_backward_factor(y: np.ndarray) -> np.ndarray:
     """``1 - y * y`` rounded once, for a float32 or float64 array ``y`` (tanh_backward's
     bracket). float32: in float64, where ``y * y`` is exact (the difference rounded there and

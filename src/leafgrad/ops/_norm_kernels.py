@@ -529,6 +529,68 @@ def layer_norm_backward(dy: np.ndarray, x, weight, eps: float, count: int, mask,
             None if dbeta is None else dbeta.reshape(normalized))
 
 
+# -- layer norm's backward for float16/bfloat16 (layer_norm_backward_frame, T2 = T) ------------
+#
+# A float16/bfloat16 layer norm with weights of its dtype saves mean and rstd in that dtype
+# (native_layer_norm's param_scalar_type) and runs the frame in float: per row
+# ``dgamma_buffer = round(buffer + dy * (rstd * x + (-rstd * mean)))`` and ``dbeta_buffer =
+# round(buffer + dy)`` (the buffers in the reduced dtype, one per thread's rows), ``ds``,
+# ``db`` summed in float, ``b = (db * mean - ds) * rstd * rstd * rstd * (1 / N)``,
+# ``c = -b * mean - db * rstd * (1 / N)`` and ``dx = round(rstd * dy * gamma + b * x + c)``,
+# every step a float32 rounding (Vectorized<float>'s operators: nothing fused); dgamma and
+# dbeta the buffers summed in float from +0. and rounded. Not replayed: the order of ds's and
+# db's float sums (taken in float64 and rounded: a last float bit, rarely a reduced one).
+
+
+def layer_norm_backward_reduced(dy: np.ndarray, x: np.ndarray, weight, eps: float, count: int,
+                                mask, threads: int, rounding):
+    """``(dx, dgamma, dbeta)`` of a float16/bfloat16 layer norm (all operands of that dtype;
+    ``rounding`` takes a float32 array to it) as torch's frame above computes them."""
+    dtype = dy.dtype
+    length = int(np.prod(dy.shape[dy.ndim - count:], dtype=np.int64))
+    g = np.ascontiguousarray(dy).reshape(-1, length).astype(_F32)
+    rows, mean, rstd = _layer_norm_stats(x.astype(_F32), eps, count)
+    mean = rounding(mean).astype(_F32)[:, None]  # (saved in the input's dtype)
+    a = rounding(rstd).astype(_F32)[:, None]
+    gamma = None if weight is None else weight.astype(_F32).reshape(1, length)
+    count_rows = g.shape[0]
+    with np.errstate(all="ignore"):
+        dx = dgamma = dbeta = None
+        if mask[0]:
+            # (map3_reduce_all's dy * x * gamma, left to right: the sign of a zero product)
+            products = g * rows if gamma is None else g * rows * gamma
+            # (sums of the elements themselves, no +0. start: -0.0 is the identity)
+            ds = np.sum(products.astype(_F64), axis=1, keepdims=True, initial=-0.0).astype(_F32)
+            scaled = g if gamma is None else g * gamma
+            db = np.sum(scaled.astype(_F64), axis=1, keepdims=True, initial=-0.0).astype(_F32)
+            scale = _F32(1) / _F32(length)
+            b = (db * mean - ds) * a * a * a * scale
+            c = -b * mean - db * a * scale
+            term = a * g if gamma is None else a * g * gamma
+            dx = rounding(term + b * rows + c).reshape(x.shape)
+        if mask[1] or mask[2]:
+            used = min(threads, count_rows) if count_rows > 1 and threads > 1 else 1
+            share = -(-count_rows // used)
+            centred = a * rows + (-a * mean) if mask[1] else None
+            dgamma = np.zeros(length, _F32) if mask[1] else None
+            dbeta = np.zeros(length, _F32) if mask[2] else None
+            for start in range(0, count_rows, share):
+                weight_buffer = np.zeros(length, _F32)
+                bias_buffer = np.zeros(length, _F32)
+                for i in range(start, min(start + share, count_rows)):
+                    if mask[1]:
+                        weight_buffer = rounding(weight_buffer + g[i] * centred[i]).astype(_F32)
+                    if mask[2]:
+                        bias_buffer = rounding(bias_buffer + g[i]).astype(_F32)
+                if mask[1]:
+                    dgamma = dgamma + weight_buffer
+                if mask[2]:
+                    dbeta = dbeta + bias_buffer
+    normalized = dy.shape[dy.ndim - count:]
+    return (dx, None if dgamma is None else rounding(dgamma).reshape(normalized),
+            None if dbeta is None else rounding(dbeta).reshape(normalized))
+
+
 def _buffer_rows(grads, products, tails, weight_buffers, bias_buffers, last: int, mask):
     """Each thread's rows added in order into its buffers: ``fma(dy, a x + b, buffer)``
     (float32: the exact product in double plus the buffer, rounded once; float64: the product

@@ -245,11 +245,15 @@ def softplus_backward(grad: np.ndarray, x: np.ndarray, beta, threshold) -> np.nd
         return _where(scaled > threshold, grad, grad * z / (z + _ONE))
 
 
-def log_sigmoid_backward(grad: np.ndarray, x: np.ndarray) -> np.ndarray:
+def log_sigmoid_backward(grad: np.ndarray, x: np.ndarray, buffer_dtype=None) -> np.ndarray:
     """``(max_deriv - sign * b / (1 + b)) * grad`` with the forward's buffer ``b = exp(-|x|)``
-    (SLEEF's expf), ``max_deriv`` 1 and ``sign`` 1 where x < 0, else 0 and -1."""
+    (SLEEF's expf), ``max_deriv`` 1 and ``sign`` 1 where x < 0, else 0 and -1.
+    ``buffer_dtype``: float16/bfloat16 operands (widened to float32 here), whose buffer torch
+    keeps in their dtype (log_sigmoid_forward's second output): rounded to it."""
     with np.errstate(over="ignore", invalid="ignore"):
         buffer = _expf_vector(-np.abs(x))
+        if buffer_dtype is not None:
+            buffer = buffer.astype(buffer_dtype).astype(_F32)
         # max_deriv 1 where x < 0 else 0, sign 1 or -1: from the mask's 0 and 1 without a
         # select (NumPy's selects branch: slow on a mask of random signs)
         max_deriv = (x < 0).astype(_F32)

@@ -40,10 +40,12 @@ def takes(input_shape, weight_shape, stride, dilation, groups: int, *arrays) -> 
     layout replayed here, and MKL is present to replay it. ``arrays``: the call's operands
     (input or output gradient, weight or output gradient), all of one dtype."""
     dtype = arrays[0].dtype
-    if len(input_shape) != 4 or dtype.char not in "fd" or any(d != 1 for d in dilation):
+    if len(input_shape) != 4 or dtype.char not in "fde" or any(d != 1 for d in dilation):
         return False
     if any(a.dtype != dtype or a.ndim != 4 or _layout._channels_last(a) for a in arrays):
         return False
+    if dtype.char == "e":  # torch's own loops (Note: float16 frames), no BLAS
+        return True
     if _blas.off():
         return False
     if dtype == np.float32:
@@ -61,9 +63,31 @@ class _Shape:
         self.shape = tuple(shape)
 
 
+# Note: float16 frames
+# torch has no float16 convolution of its own here (oneDNN's needs AVX512-FP16): a float16
+# frame is the same cpublas::gemm call, which runs ATen's loops in float and rounds each
+# output once (the bias, filled in first, added in float: leafgrad's NumPy product rounded
+# the sum, then added the bias in float16: generated-program seed 20009194 printed 1.9287,
+# torch 1.9297). Each call below is at::mm's call of the same row-major product, which
+# linalg._reduced_gemm replays (Note: half-precision gemm).
+
+
 def _gemm(char: str, transpose_a: bool, transpose_b: bool, m: int, n: int, k: int, a, lda: int,
           b, ldb: int, beta: int, c, ldc: int) -> None:
-    """One column-major ``cblas_?gemm`` call with alpha 1 (``c`` written in place)."""
+    """One column-major ``cblas_?gemm`` call with alpha 1 (``c`` written in place); float16:
+    ATen's loops (Note: float16 frames)."""
+    if char == "e":
+        from .linalg import _reduced_gemm
+
+        # column-major C (m x n) = op(A) (m x k) op(B) (k x n) is row-major C^T (n x m) =
+        # op(B)^T op(A)^T, the operands read at their leading dimensions
+        left = np.lib.stride_tricks.as_strided(b, (n, k), (2, 2 * ldb) if transpose_b
+                                               else (2 * ldb, 2))
+        right = np.lib.stride_tricks.as_strided(a, (k, m), (2, 2 * lda) if transpose_a
+                                                else (2 * lda, 2))
+        target = np.lib.stride_tricks.as_strided(c, (n, m), (2 * ldc, 2))
+        target[...] = _reduced_gemm(left, right, target, beta=beta)
+        return
     function, _, one, zero = _blas._function(char)
     function(_COLUMN_MAJOR, _T if transpose_a else _N, _T if transpose_b else _N, m, n, k, one,
              _blas._pointer(a), lda, _blas._pointer(b), ldb, one if beta else zero,

@@ -21,7 +21,7 @@ from ._forward import auto_element_wise, jvp_sum, logsumexp_jvp
 from . import _batching_rules as batch
 from . import _uint
 from ._double_backward import ActivationBackward, records_double_backward
-from .registry import Op, array_kernel, plain_backward, register
+from .registry import Op, array_kernel, on_arrays, plain_backward, register
 from ._bfloat16 import to_bfloat16
 from .elementwise import _scale, _sigmoid, SigmoidBackward
 from .._compile.state import state as capture
@@ -63,6 +63,31 @@ def _mask(condition: np.ndarray, like: np.ndarray):
 # function through ``registry.array_kernel``, so that leafgrad.compile records it as a node of
 # the captured graph (its inputs graph values) and a replay computes it again from the new
 # values. Eagerly it is the same NumPy calls as before (one flag test more).
+
+
+# Note: reduced-float activation backwards
+# torch's CPU kernels of an activation's backward (silu_backward, softplus_backward,
+# log_sigmoid_backward, mish_backward, hardswish_backward, elu_backward, tanh_backward) take
+# float16 and bfloat16 operands in their isReducedFloatingType branch: each element converted
+# to float, the float32 formula computed there, the result rounded once. leafgrad's float16
+# and bfloat16 backwards were the Tensor formula in the reduced dtype, every step rounded
+# (silu's gradient differed on half of float16 inputs). ``reduced_in_float`` is that branch:
+# the op's float32 backward on the widened operands, rounded to the gradient's dtype.
+
+_REDUCED_FLOATS = ("float16", "bfloat16")
+
+
+def reduced_in_float(backward, grad, *saved):
+    """``backward(grad, *saved)`` (the float32 formula, Tensors in and out) computed in float32
+    and rounded once, when ``grad`` and every ``saved`` Tensor are one float16/bfloat16 dtype
+    and nothing records (Note: reduced-float activation backwards); otherwise None."""
+    dtype = grad.dtype
+    if dtype.name not in _REDUCED_FLOATS or not on_arrays():
+        return None
+    for tensor in saved:
+        if tensor.dtype is not dtype:
+            return None
+    return backward(grad.float(), *(tensor.float() for tensor in saved)).to(dtype)
 
 
 def kernel_tensor(fn, *arrays, **params):
@@ -609,11 +634,11 @@ class Silu(Op):
         if plain_backward() and x._data.dtype == np.float32 == grad._data.dtype:
             # torch's float32 kernel, bit for bit (Note: array-level backwards)
             return _wrap(array_kernel(_float_kernels.silu_backward, grad._data, x._data))
+        reduced = reduced_in_float(_silu_backward32, grad, x)
+        if reduced is not None:  # Note: reduced-float activation backwards
+            return reduced
         if plain_backward() and x._data.dtype == np.float64 == grad._data.dtype:
             return _wrap(array_kernel(_sleef_double.silu_backward, grad._data, x._data))
-        reduced = reduced_backward(_float_kernels.silu_backward, grad, x)
-        if reduced is not None:
-            return reduced
         s = x.sigmoid()
         if records_double_backward():  # torch's silu_backward, a composite: its nodes' order
 
@@ -621,6 +646,10 @@ class Silu(Op):
         return grad * (s * (1 + x * (1 - s)))
 
     jvp = auto_element_wise
+
+
+def _silu_backward32(grad, x):
+    return _wrap(array_kernel(_float_kernels.silu_backward, grad._data, x._data))
 
 
 def _softplus(a: np.ndarray, beta: float, threshold: float) -> np.ndarray:
@@ -642,7 +671,10 @@ class Softplus(Op):
 
     @staticmethod
     def forward(ctx, a, beta, threshold):
-        return _softplus(_floating(a, "softplus_cpu"), beta, threshold)
+        a = _floating(a, "softplus_cpu")
+        if a.dtype == np.float16:  # torch computes it in float32 and rounds once
+            return _softplus(a.astype(np.float32), beta, threshold).astype(np.float16)
+        return _softplus(a, beta, threshold)
 
     def backward(self, grad):
         x = self.saved("self")
@@ -654,9 +686,10 @@ class Softplus(Op):
         if plain_backward() and x._data.dtype == np.float64 == grad._data.dtype:
             return _wrap(array_kernel(_sleef_double.softplus_backward, grad._data, x._data,
                                       beta=beta, threshold=threshold))
-        reduced = reduced_backward(_sleef_unary.softplus_backward, grad, x, beta=beta,
-                                   threshold=threshold)
-        if reduced is not None:
+        reduced = reduced_in_float(lambda g, t: _wrap(array_kernel(
+            _sleef_unary.softplus_backward, g._data, t._data, beta=beta, threshold=threshold)),
+            grad, x)
+        if reduced is not None:  # Note: reduced-float activation backwards
             return reduced
         if records_double_backward():
             return SoftplusBackward.record(grad, x, beta=beta, threshold=threshold)
@@ -733,8 +766,16 @@ class Mish(Op):
 
     def backward(self, grad):
         x = self.saved("self")
+        # (torch's reduced-float kernel: tanh(log1p(exp(x))), as the composite below)
+        reduced = reduced_in_float(lambda g, t: Mish.backward_formula(g, t, True), grad, x)
+        if reduced is not None:  # Note: reduced-float activation backwards
+            return reduced
+        return Mish.backward_formula(grad, x, _grad_enabled())
+
+    @staticmethod
+    def backward_formula(grad, x, log1p: bool):
         s = x.sigmoid()
-        if _grad_enabled():
+        if log1p:
             # torch's infinitely_differentiable_mish_backward (grad mode on, as derivatives.yaml
             # chooses it: create_graph, and leafgrad.compile's capture of one), in its order
             t = x.exp().log1p().tanh()
@@ -869,21 +910,6 @@ def _reduced_rounding(array: np.ndarray):
     if array.dtype.kind == "V":
         return _to_bfloat16
     return None
-
-
-def reduced_backward(kernel, grad, x, **params):
-    """A plain backward's ``kernel(grad, x, **params)`` (torch's float32 kernel, bit for bit)
-    for float16/bfloat16 ``grad`` and ``x``: ATen's CPU activation backwards convert a reduced
-    float type to float, run the float kernel and round once (silu, softplus, log_sigmoid);
-    None for other dtypes or a recorded backward (Note: array-level backwards)."""
-    g, a = grad._data, x._data
-    if g.dtype != a.dtype or not plain_backward():
-        return None
-    rounding = _reduced_rounding(a)
-    if rounding is None:
-        return None
-    return _wrap(rounding(array_kernel(kernel, g.astype(np.float32), a.astype(np.float32),
-                                       **params)))
 
 
 def _bfloat16_softmax(log: bool):

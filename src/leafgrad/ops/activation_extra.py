@@ -8,7 +8,7 @@ import numpy as np
 
 from ._forward import auto_element_wise, filled
 from ._select import where as _where
-from .activation import _float, _floating, _vectorised_nan, kernel_tensor
+from .activation import _float, _floating, _vectorised_nan, kernel_tensor, reduced_in_float
 from . import _float_kernels, _isa, _layout, _sleef_double, _sleef_unary
 from .math_logic import Where
 from ..tensor import _wrap
@@ -197,6 +197,9 @@ class Hardswish(Op):
         # else 1 (NaN too): at exactly -3 and 3 the gradient is 0 and 1
         if records_or_breaks_capture("hardswish"):
             return HardswishBackward.record(grad, x)
+        reduced = reduced_in_float(lambda g, t: HardswishBackward.formula(g, t)[0], grad, x)
+        if reduced is not None:  # Note: reduced-float activation backwards (activation.py)
+            return reduced
         return HardswishBackward.formula(grad, x)[0]
 
     jvp = auto_element_wise
@@ -261,6 +264,11 @@ class LogSigmoid(Op):
             return _wrap(array_kernel(_sleef_double.log_sigmoid_backward, grad._data, x._data))
         if records_or_breaks_capture("log_sigmoid"):
             return LogSigmoidBackward.record(grad, x)
+        reduced = reduced_in_float(lambda g, t: _wrap(array_kernel(
+            _sleef_unary.log_sigmoid_backward, g._data, t._data, buffer_dtype=x._data.dtype)),
+            grad, x)
+        if reduced is not None:  # Note: reduced-float activation backwards (activation.py)
+            return reduced
         return grad * (-x).sigmoid()
 
     jvp = auto_element_wise

@@ -42,7 +42,7 @@ def _check_alpha(a: np.ndarray, alpha) -> None:
     check_alpha_kind(a.dtype.kind, alpha)
 
 
-_NARROW_C_NAMES = {"int8": "int8_t", "int16": "int16_t", "uint8": "uint8_t"}
+_NARROW_C_NAMES = {"int8": "int8_t", "int16": "int16_t", "uint8": "uint8_t", "int32": "int"}
 
 
 def _integer_alpha(dtype: np.dtype, alpha):

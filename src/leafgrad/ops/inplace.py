@@ -222,7 +222,8 @@ def inplace(op, target: Tensor, *others, **params) -> Tensor:
         if ufunc is not None and len(others) == 1 and alpha.__class__ is not bool and \
                 target._data.dtype.kind != "V" and dest is target._data and \
                 dest.__class__ is np.ndarray and not (
-                    op.opmath_scalars and dest.dtype.char == "e"):  # Note: float16 by a scalar
+                    op.opmath_scalars and dest.dtype.char in "eFD"):  # Note: float16 by a scalar
+            # (complex products: Mul.forward's torch's forms, _float_kernels.complex_multiply)
             # (a bool alpha takes the forward, which refuses it as torch does; bfloat16 takes
             # it too: Note: opmath for bfloat16, ops/_bfloat16.py)
             if alpha == 1 and alpha.__class__ is int:  # (1.0: its kind is checked)

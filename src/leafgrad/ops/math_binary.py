@@ -29,6 +29,7 @@ from .registry import NoDerivative, Op, array_kernel, register
 from ..tensor import _wrap
 from .complex import conj  # Note: torch's convention for complex gradients (ops/complex.py)
 from .elementwise import MulScalar
+from .elementwise import _integer_alpha
 
 _ZERO_DIVISION = "ZeroDivisionError"
 
@@ -777,6 +778,9 @@ def _addc_operands(a, b, c, value):
     (truncated for integer results, as torch casts it)."""
     check_broadcast_all(a, b, c)
     target = _promote.result_np_dtype(a, b, c)
+    if target.kind in "iu":  # c10's checked conversion to scalar_t: an unsigned type wraps a
+        # negative value down to -max (uint8 value=-3 is 253), anything else out of range raises
+        value = _integer_alpha(target, value)
     a, b, c = _opmath(*(x.astype(target, copy=False) for x in (a, b, c)))
     return (a, b, c), target, a.dtype.type(value)
 

@@ -25,6 +25,7 @@ from ..autograd._vmap_state import state as vmap_state
 from ..autograd.forward_ad import state as dual_state
 from .registry import _save_plan
 from .activation import kernel_tensor
+from ._bfloat16 import to_bfloat16
 
 
 def _normalise_array(x: np.ndarray, dims: tuple, eps: float):
@@ -209,6 +210,32 @@ def _group_norm_backward_kernel(grad, *arrays, has_x, groups, eps, mask, threads
     return tuple(np.zeros(0, np.float32) if out is None else out for out in outputs)
 
 
+def _layer_norm_backward_reduced(grad, x, weight, params, mask):
+    """A float16/bfloat16 layer norm's gradients as torch's frame computes them
+    (_norm_kernels.layer_norm_backward_reduced): leafgrad's Tensor formula rounded every step
+    to the reduced type (44% of the input gradients differed, and a zero gradient times a
+    negative weight kept -0.: generated-program seed 10033018). None where the operands are
+    not all of grad's dtype."""
+    dtype = grad.dtype
+    if x is None or x.dtype != dtype or not x.size or weight is not None and \
+            weight._data.dtype != dtype or x.size > _LAYER_NORM_REPLAY and not _cpu.torch_bits:
+        return None
+    rounding = (lambda a: a.astype(np.float16)) if dtype == np.float16 else to_bfloat16
+    arrays = (grad, x) + (() if weight is None else (weight._data,))
+    outputs = array_kernel(_layer_norm_backward_reduced_kernel, *arrays,
+                           has_weight=weight is not None, eps=params["eps"],
+                           count=params["normalized_ndim"], mask=tuple(mask),
+                           threads=get_num_threads(), rounding=rounding)
+    return tuple(out if needed else None for out, needed in zip(outputs, mask))
+
+
+def _layer_norm_backward_reduced_kernel(grad, x, *weight, has_weight, eps, count, mask, threads,
+                                        rounding):
+    outputs = _norm_kernels.layer_norm_backward_reduced(
+        grad, x, weight[0] if has_weight else None, eps, count, mask, threads, rounding)
+    return tuple(np.zeros(0, grad.dtype) if out is None else out for out in outputs)
+
+
 @register
 class LayerNorm(_Normalisation):
     node = "NativeLayerNormBackward0"
@@ -252,6 +279,8 @@ class LayerNorm(_Normalisation):
         # would take 0.5 -> 2.3 ms), more under backends.cpu.torch_bits: the replay's
         # statistics (RowwiseMoments) cost a few times NumPy's
         limit = _EXACT_BACKWARD if grad.dtype == np.float32 else _LAYER_NORM_REPLAY
+        if grad.dtype.itemsize == 2 and grad.dtype.kind in "fV" and grad.__class__ is np.ndarray:
+            return _layer_norm_backward_reduced(grad, x, weight, params, mask)
         if grad.dtype not in (np.float32, np.float64) or grad.__class__ is not np.ndarray or \
                 x is not None and x.__class__ is not np.ndarray or \
                 grad.size > limit and not _cpu.torch_bits:

@@ -16,7 +16,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _argparse
+from .. import _dtype
 from .._dtype import as_dtype
+from ._bfloat16 import to_bfloat16
 from ..tensor import Tensor, _wrap, _wrap_dim
 from . import _float_kernels, _layout, return_types
 from ._forward import logsumexp_jvp
@@ -218,10 +220,24 @@ class ProdDim(Op):
     saves = {"self": ("self",), "result": ("self",)}
     torch_names = ("prod",)
 
+    # torch's float16/bfloat16 prod over a dim multiplies in the dtype, each product rounded
+    # (no float accumulator): the bfloat16 forward sees its bfloat16 array
+    bfloat16_native = True
+
     @staticmethod
     def forward(ctx, a, dim, keepdim=False, dtype=None):
+        bf16 = _dtype._bfloat16_np
+        if a.dtype == bf16 and dtype is not None:  # (another dtype asked for: in float32)
+            wide = np.prod(a.astype(np.float32), axis=dim if a.ndim else None,
+                           keepdims=keepdim and a.ndim > 0,
+                           dtype=np.float32 if dtype.np == bf16 else dtype.np)
+            return _layout.contiguous(to_bfloat16(wide) if dtype.np == bf16 else np.asarray(wide))
         if a.ndim == 0:
             return np.array(a, dtype=_sum_dtype(a, dtype) or a.dtype)
+        if dtype is None and (a.dtype == np.float16 or a.dtype == bf16) and a.shape[dim]:
+            # NumPy's reduce carries a float16 product in float32; accumulate rounds each step
+            out = np.multiply.accumulate(a, axis=dim).take([-1], axis=dim)
+            return _layout.contiguous(out if keepdim else out.squeeze(dim))
         return _layout.contiguous(np.prod(a, axis=dim, keepdims=keepdim,
                                           dtype=_sum_dtype(a, dtype)))
 
