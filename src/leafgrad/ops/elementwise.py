@@ -290,7 +290,9 @@ class Mul(Op):
         a, b = _promote.binary(a, b)
         out = a * b
         if out.dtype.kind == "c":  # (NumPy's complex product rounds as fma: torch's does not)
-            return _float_kernels.complex_multiply(a, b)
+            if out.dtype == np.complex64 or _dense_alike(out, a) and _dense_alike(out, b):
+                return _float_kernels.complex_multiply(a, b)  # (its loop tails measured)
+            _vector_complex_products(out, a, b)  # (complex128 broadcast or strided operands)
         return out
 
     def backward(self, grad):
@@ -311,6 +313,39 @@ class Mul(Op):
     def jvp(self, tangents, primals, result):
         a, b = primals
         return jvp_sum(tangents, lambda t: t * b, lambda t: t * a)
+
+
+def _vector_complex_products(out: np.ndarray, a, b) -> None:
+    """torch's complex product where its vectorised loop computes it (_layout.
+    vectorized_elements): ``ac - bd`` and ``ad + bc`` with each product rounded (AVX2's
+    Vectorized<complex> multiply: two products, a horizontal subtract), where NumPy's (and
+    torch's scalar loop's) contracted form fuses one of them: conj(x) * x kept an imaginary
+    part of rounding (1e-17) where torch's is 0 (generated-program seeds 30000370, 30000560)."""
+    arrays = [v if v.__class__ is np.ndarray else np.asarray(v, out.dtype) for v in (a, b)]
+    where = _layout.vectorized_elements(out.shape, arrays, out.dtype.itemsize)
+    if out.dtype == np.complex64 and all(
+            v.shape == out.shape and v.flags.c_contiguous for v in arrays):
+        # complex64's scalar loop takes its elements in pairs (the contracted form, NumPy's)
+        # and a last odd one alone, unfused (measured on contiguous operands; strided and
+        # broadcast ones are not replayed)
+        done = 0 if where is None else int(where.sum())
+        if (out.size - done) % 2:
+            where = np.zeros(out.shape, bool) if where is None else where
+            where.reshape(-1)[-1] = True
+    if where is None or not where.any():
+        return
+    x, y = (np.broadcast_to(v, out.shape)[where] for v in arrays)
+    with np.errstate(all="ignore"):
+        real = x.real * y.real - x.imag * y.imag
+        imag = x.real * y.imag + x.imag * y.real
+    out.real[where] = real
+    out.imag[where] = imag
+
+
+def _dense_alike(out: np.ndarray, operand) -> bool:
+    """A complex product's operand read as one run of ``out``'s elements (or a number)."""
+    return operand.__class__ is not np.ndarray or not operand.ndim or (
+        operand.shape == out.shape and operand.flags.c_contiguous)
 
 
 def _as_float(operand, dtype):
