@@ -200,6 +200,22 @@ _ACCEPTS = {
 _SPELLED = {"int[]": "tuple of ints", "int[1]": "tuple of ints", "dims": "tuple of ints"}
 
 
+# torch's parser also takes NumPy's names for four parameters, by keyword
+# (numpy_compatibility_arg_names): special.bessel_j0(x=t), sum(t, axis=0, keepdims=True)
+NUMPY_NAMES = {"input": ("x", "a", "x1"), "other": ("x2",), "dim": ("axis",),
+               "keepdim": ("keepdims",)}
+
+
+def keyword(name: str, kwargs: dict) -> str | None:
+    """The key of ``kwargs`` giving the parameter ``name`` (its own or a NumPy name), or None."""
+    if name in kwargs:
+        return name
+    for alias in NUMPY_NAMES.get(name, ()):
+        if alias in kwargs:
+            return alias
+    return None
+
+
 class _Param:
     __slots__ = ("type", "name", "optional", "default", "keyword_only")
 
@@ -251,12 +267,11 @@ class Signature:
         if len(args) > len(positional):
             return "too_many", len(args)
         for index, param in enumerate(self.params):
+            key = keyword(param.name, kwargs)
             if index < len(args) and not param.keyword_only:
-                if param.name in kwargs:
-                    return "twice", param.name
                 value, position = args[index], index + 1
-            elif param.name in kwargs:
-                value, position = kwargs[param.name], None
+            elif key is not None:
+                value, position = kwargs[key], None
             else:
                 if param.default is None and not param.optional:
                     return "missing", [p.name for p in self.params[index:]
@@ -264,10 +279,14 @@ class Signature:
                 continue
             if not param.accepts(value):
                 return "type", (param, value, position)
-        names = {p.name for p in self.params}
+            if position is not None and key is not None:  # (after its type: torch's order)
+                return "twice", param.name
+        real = {p.name for p in self.params}
+        names = real | {alias for p in self.params for alias in NUMPY_NAMES.get(p.name, ())}
         for key in kwargs:
             if key not in names:
-                return "unknown", key
+                # (torch names the first keyword that is not a parameter's own name)
+                return "unknown", next(k for k in kwargs if k not in real)
         return None
 
     @property
