@@ -185,6 +185,8 @@ _ACCEPTS = {
     # tensor too), or a list whose first item is an int (the others read after the overload is
     # chosen: "failed to unpack the object at pos N")
     "dims": lambda v: _is_int_list(v) or _first_is_int(v),
+    "dims~": lambda v: v is None or _is_int_list(v) or _first_is_int(v),  # (required, None
+    # allowed: sum's dim, printed without "?")
     "float[]": lambda v: isinstance(v, (list, tuple)) and all(
         isinstance(x, (float, int, np.floating, np.integer)) for x in v),
     "torch.dtype": _is_dtype,
@@ -197,7 +199,8 @@ _ACCEPTS = {
 }
 
 
-_SPELLED = {"int[]": "tuple of ints", "int[1]": "tuple of ints", "dims": "tuple of ints"}
+_SPELLED = {"int[]": "tuple of ints", "int[1]": "tuple of ints", "dims": "tuple of ints",
+            "dims~": "tuple of ints"}
 
 
 # torch's parser also takes NumPy's names for four parameters, by keyword
@@ -473,6 +476,41 @@ for _name in ("nansum", "nanmean"):  # _functions_reductions.py, methods/reducti
         "torch.dtype? dtype=None, Tensor? out=None)")
     SIGNATURES[f"Tensor.{_name}"] = _overloads(
         f"{_name}(dims? dim=None, bool keepdim=False, *, torch.dtype? dtype=None)")
+for _name in ("sum", "mean"):  # _functions.py, tensor.py (Note: positional and keyword dims)
+    # (torch's dim_DimnameList overloads are hidden: they never print; dim=None is every dim)
+    _out = ", Tensor out=None" if _name == "mean" else ""  # (torch.sum's has no out)
+    SIGNATURES[_name] = _overloads(
+        f"{_name}(Tensor input, *, torch.dtype dtype=None{_out})",
+        f"{_name}(Tensor input, dims~ dim, bool keepdim=False, *, torch.dtype dtype=None, "
+        "Tensor out=None)")
+    SIGNATURES[f"Tensor.{_name}"] = _overloads(
+        f"{_name}(*, torch.dtype dtype=None)",
+        f"{_name}(dims~ dim, bool keepdim=False, *, torch.dtype dtype=None)")
+for _name in ("all", "any"):  # _functions_reductions.py, methods/reductions.py
+    SIGNATURES[_name] = _overloads(
+        f"{_name}(Tensor input, *, Tensor out=None)",
+        f"{_name}(Tensor input, dims dim=None, bool keepdim=False, *, Tensor out=None)",
+        f"{_name}(Tensor input, int dim, bool keepdim=False, *, Tensor out=None)")
+    SIGNATURES[f"Tensor.{_name}"] = _overloads(
+        f"{_name}()", f"{_name}(dims dim=None, bool keepdim=False)",
+        f"{_name}(int dim, bool keepdim=False)")
+# functions and methods taking one int dim (Note: parsed through the aliases' wrapper,
+# _numpy_aliases.py; torch's Dimname overloads are hidden: they never print)
+for _name, _params in (("softmax", "int dim, torch.dtype dtype=None"),
+                       ("log_softmax", "int dim, torch.dtype dtype=None"),
+                       ("unbind", "int dim=0"), ("unsqueeze", "int dim"),
+                       ("chunk", "int chunks, int dim=0"),
+                       ("flatten", "int start_dim=0, int end_dim=-1"),
+                       ("transpose", "int dim0, int dim1"), ("swapdims", "int dim0, int dim1"),
+                       ("swapaxes", "int axis0, int axis1"), ("select", "int dim, int index")):
+    SIGNATURES[_name] = _overloads(f"{_name}(Tensor input, {_params})")
+    SIGNATURES[f"Tensor.{_name}"] = _overloads(f"{_name}({_params})")
+SIGNATURES["squeeze"] = _overloads("squeeze(Tensor input)", "squeeze(Tensor input, int dim)",
+                                   "squeeze(Tensor input, int[] dim)")
+SIGNATURES["Tensor.squeeze"] = _overloads("squeeze()", "squeeze(int dim)", "squeeze(int[] dim)")
+for _name in ("cat", "stack"):
+    SIGNATURES[_name] = _overloads(f"{_name}(tuple of Tensors tensors, int dim=0, *, "
+                                   "Tensor out=None)")
 SIGNATURES["mode"] = _overloads(
     "mode(Tensor input, int dim=-1, bool keepdim=False, *, Tensor? out=None)")
 SIGNATURES["Tensor.mode"] = _overloads("mode(int dim=-1, bool keepdim=False)")
@@ -829,6 +867,20 @@ def parsed(name: str, method: bool = False, keywords: tuple = ()):
 
         checked.parsed_name = name  # (takes_out: the error of a call with out=, _out.py)
         return checked
+
+    return decorate
+
+
+def declared(name: str):
+    """Mark a function (``Tensor.<name>``: a method) declared in SIGNATURES under ``name``
+    whose wrapper already catches its failures (``_out.takes_out``, the wrapper of every
+    function taking a dim: Note: parsed through the aliases' wrapper, _numpy_aliases.py): there
+    the parser's error for the call as given replaces a TypeError of its body, and a valid call
+    pays nothing more."""
+
+    def decorate(fn):
+        fn.parsed_name = name
+        return fn
 
     return decorate
 

@@ -204,6 +204,7 @@ def cumprod(input, dim, *, dtype=None):
 
 @takes_out(Out(None, bool_only("all only supports bool tensor for result, got: {O}", uint8=True),
               prepare=_logical_in_uint8, internal_overlap=False))
+@_argparse.declared("all")
 def all(input, dim=None, keepdim=False):  # noqa: A001
     """Whether every element (over ``dim``) is non-zero."""
     if keepdim.__class__ is not bool:
@@ -213,6 +214,7 @@ def all(input, dim=None, keepdim=False):  # noqa: A001
 
 @takes_out(Out(None, bool_only("any only supports bool tensor for result, got: {O}", uint8=True),
               prepare=_logical_in_uint8, internal_overlap=False))
+@_argparse.declared("any")
 def any(input, dim=None, keepdim=False):  # noqa: A001
     """Whether some element (over ``dim``) is non-zero."""
     if keepdim.__class__ is not bool:

@@ -23,8 +23,9 @@ def split(tensor, split_size_or_sections, dim=0):
     return _ops.split(tensor, split_size_or_sections, dim)
 
 
+@_argparse.declared("chunk")
 def chunk(input, chunks, dim=0):
-    return _ops.chunk(input, chunks, dim)
+    return input.chunk(chunks, dim)  # (its checks: Tensor.chunk)
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):

@@ -2113,6 +2113,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             raise RuntimeError(_EQUAL_UNDER_VMAP)  # a batched other (ops/_batching.py)
         return self.shape == other.shape and bool(np.array_equal(self._data, other._data))
 
+    @_argparse.declared("Tensor.sum")  # (Note: parsed through the aliases' wrapper)
     def sum(self, dim=_DIM_NOT_GIVEN, keepdim=_KEEPDIM_NOT_GIVEN, *, dtype=None):
         if keepdim is _KEEPDIM_NOT_GIVEN:
             keepdim = False
@@ -2129,6 +2130,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             dim = ()
         return _ops.sum(self, dim, keepdim, dtype)
 
+    @_argparse.declared("Tensor.mean")  # (Note: parsed through the aliases' wrapper)
     def mean(self, dim=_DIM_NOT_GIVEN, keepdim=_KEEPDIM_NOT_GIVEN, *, dtype=None):
         if keepdim is _KEEPDIM_NOT_GIVEN:
             keepdim = False
@@ -2200,18 +2202,26 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def reshape_as(self, other):
         return _ops.reshape(self, (other.shape,))
 
+    @_argparse.declared("Tensor.flatten")
     def flatten(self, start_dim=0, end_dim=-1):
+        if start_dim.__class__ is not int or end_dim.__class__ is not int:
+            start_dim, end_dim = _int_args("flatten", (("start_dim", start_dim),
+                                                       ("end_dim", end_dim)), 1)
         return _ops.flatten(self, start_dim, end_dim)
 
     def t(self):
         return _ops.t(self)
 
+    @_argparse.declared("Tensor.transpose")
     def transpose(self, dim0, dim1):
         if dim0.__class__ is not int or dim1.__class__ is not int:
             dim0, dim1 = _int_args("transpose", (("dim0", dim0), ("dim1", dim1)), 1)
         return _ops.transpose(self, dim0, dim1)
 
+    @_argparse.declared("Tensor.swapaxes")
     def swapaxes(self, axis0, axis1):
+        if axis0.__class__ is not int or axis1.__class__ is not int:
+            axis0, axis1 = _int_args("swapaxes", (("axis0", axis0), ("axis1", axis1)), 1)
         return _ops.transpose(self, axis0, axis1)
 
     swapdims = transpose
@@ -2223,12 +2233,20 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             raise TypeError('permute() missing 1 required positional arguments: "dims"')
         return _ops.permute(self, args)
 
+    @_argparse.declared("Tensor.unsqueeze")
     def unsqueeze(self, dim):
         if dim.__class__ is not int:
             dim = _argparse.int_arg("unsqueeze", "dim", dim, 1)
         return _ops.unsqueeze(self, dim)
 
-    def squeeze(self, dim=None):
+    @_argparse.declared("Tensor.squeeze")
+    def squeeze(self, dim=_DIM_NOT_GIVEN):
+        if dim.__class__ is not int:
+            if dim is _DIM_NOT_GIVEN:
+                dim = None
+            elif dim is None or dim.__class__ is bool or _argparse._is_tensor(dim) and \
+                    dim.numel() != 1:  # (torch's overloads take none of them)
+                _argparse.check("Tensor.squeeze", (dim,))
         return _ops.squeeze(self, dim)
 
     def expand(self, *sizes, size=None):
@@ -2242,12 +2260,16 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def narrow(self, dim, start, length):
         return _ops.narrow(self, dim, start, length)
 
+    @_argparse.declared("Tensor.select")
     def select(self, dim, index):
         if dim.__class__ is not int or index.__class__ is not int:
             dim, index = _int_args("select", (("dim", dim), ("index", index)), 1)
         return _ops.select(self, dim, index)
 
+    @_argparse.declared("Tensor.unbind")
     def unbind(self, dim=0):
+        if dim.__class__ is not int:  # (a bool was read as a dim)
+            dim = _argparse.int_arg("unbind", "dim", dim, 1)
         return _ops.unbind(self, dim)
 
     def clone(self, *, memory_format=None):

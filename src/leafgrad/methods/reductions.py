@@ -72,11 +72,13 @@ class ReductionMethods:
     def cumprod(self, dim, *, dtype=None):
         return _ops.cumprod(self, dim, dtype)
 
+    @_argparse.declared("Tensor.all")
     def all(self, dim=None, keepdim=False):
         if keepdim.__class__ is not bool:
             _argparse.keepdim("all", keepdim, _argparse.given(dim))
         return _ops.reduce_all(self, dim, keepdim)
 
+    @_argparse.declared("Tensor.any")
     def any(self, dim=None, keepdim=False):
         if keepdim.__class__ is not bool:
             _argparse.keepdim("any", keepdim, _argparse.given(dim))

@@ -31,6 +31,7 @@ class ShapeMethods:
 
         return as_strided_scatter(self, src, size, stride, storage_offset)
 
+    @_argparse.declared("Tensor.chunk")
     def chunk(self, chunks, dim=0):
         if chunks.__class__ is not int:
             chunks = _argparse.int_arg("chunk", "chunks", chunks, 1)
