@@ -215,3 +215,60 @@ def test_one_dim_of_the_wrong_type():
                       (f"{name} dim= {label}", lambda L, n=name, m=make: getattr(L, n)(
                           [_matrix(L), _matrix(L)], dim=m(L)))]
     assert _differences(cases) == []
+
+
+def _image(L):
+    return L.rand(2, 3, 4, 4)
+
+
+def test_functional_arguments_reach_the_c_function_positionally():
+    """nn.functional's Python functions pass their arguments positionally to a C function,
+    whose parser names it with that position however F was called: the dropouts' training
+    (feature_dropout/alpha_dropout/feature_alpha_dropout 'train' (position 3); leafgrad took
+    any truth value), instance_norm's weight/bias/running statistics (leafgrad: "'str' object
+    has no attribute 'repeat'"), embedding's weight and indices, layer_norm/rms_norm's
+    normalized_shape and pad's pad (leafgrad: a shape error naming the value, or computed with
+    a tensor of pads)."""
+    F = "nn.functional"
+    calls = {
+        "dropout1d training": lambda L, v: L.nn.functional.dropout1d(L.rand(3, 4), training=v),
+        "dropout2d training": lambda L, v: L.nn.functional.dropout2d(_image(L), training=v),
+        "dropout3d training": lambda L, v: L.nn.functional.dropout3d(
+            L.rand(2, 3, 2, 2, 2), 0.5, v),
+        "dropout2d training inplace": lambda L, v: L.nn.functional.dropout2d(
+            _image(L), training=v, inplace=True),
+        "alpha_dropout training": lambda L, v: L.nn.functional.alpha_dropout(
+            _image(L), training=v),
+        "feature_alpha_dropout training": lambda L, v: L.nn.functional.feature_alpha_dropout(
+            _image(L), 0.5, v),
+        "feature_alpha_dropout training inplace": lambda L, v:
+            L.nn.functional.feature_alpha_dropout(_image(L), training=v, inplace=True),
+        "layer_norm normalized_shape": lambda L, v: L.nn.functional.layer_norm(
+            _image(L), normalized_shape=v),
+        "layer_norm normalized_shape pos": lambda L, v: L.nn.functional.layer_norm(_image(L), v),
+        "rms_norm normalized_shape": lambda L, v: L.nn.functional.rms_norm(
+            _image(L), normalized_shape=v),
+        "pad pad": lambda L, v: L.nn.functional.pad(_image(L), pad=v),
+        "pad pad pos": lambda L, v: L.nn.functional.pad(_image(L), v),
+        "embedding weight": lambda L, v: L.nn.functional.embedding(L.tensor([0, 1]), weight=v),
+        "embedding weight padding_idx": lambda L, v: L.nn.functional.embedding(
+            L.tensor([0, 1]), v, padding_idx=0),
+        "embedding indices": lambda L, v: L.nn.functional.embedding(v, L.rand(3, 2)),
+    }
+    for name in ("running_mean", "running_var", "weight", "bias"):
+        calls[f"instance_norm {name}"] = lambda L, v, n=name: L.nn.functional.instance_norm(
+            _image(L), **{n: v})
+    values = dict(WRONG, int=lambda L: 4, tuple=lambda L: (4, 4), tensor=lambda L: L.ones(2),
+                  long_tensor=lambda L: L.tensor([4]), gen=lambda L: L.Generator(),
+                  float_list=lambda L: [4.0])
+    cases = [(f"{F}.{label} {kind}", lambda L, c=call, m=make: c(L, m(L)))
+             for label, call in calls.items() for kind, make in values.items()
+             if not (label.startswith("instance_norm") and "tensor" in kind)]  # (tensors:
+    # their sizes' errors, not the parser's)
+    cases += [(f"{F}.embedding weight padding_idx=1 {kind}", lambda L, m=make:
+               L.nn.functional.embedding(L.tensor([0, 1]), m(L), padding_idx=1))
+              for kind, make in values.items() if kind not in ("dtype", "gen")]
+    # (Python's own AttributeError there names a class by its tp_name: torch's C types are
+    # 'torch.dtype' and 'torch._C.Generator', leafgrad's Python classes 'dtype' and 'Generator';
+    # left, as every Python-level error naming them)
+    assert _differences(cases) == []
