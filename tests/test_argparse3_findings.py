@@ -10,6 +10,7 @@ import numpy as np
 import leafgrad
 
 from ._torch import require_torch
+from .test_argparse2_findings import _differences as _value_differences
 from .test_scalars_findings import _outcome
 
 torch = require_torch()
@@ -272,3 +273,42 @@ def test_functional_arguments_reach_the_c_function_positionally():
     # 'torch.dtype' and 'torch._C.Generator', leafgrad's Python classes 'dtype' and 'Generator';
     # left, as every Python-level error naming them)
     assert _differences(cases) == []
+
+
+def test_pad_sequence_of_zero_dim_tensors_and_packing_lengths():
+    """pad_sequence whose first sequence is 0-d is torch's error from slicing its sizes
+    ('ArrayRef: invalid slice, N = 1; size = 0'; leafgrad: an IndexError from size(0)), for
+    every dtype, side and layout; a 0-d sequence after a 1-d one is size(0)'s IndexError in
+    both. pack_padded_sequence/pad_packed_sequence take lengths as a list, a tuple, an int64
+    or int32 tensor or an array (a float tensor is refused) on any dtype."""
+    rnn = "nn.utils.rnn"
+    cases = []
+    for dtype in ("float32", "float64", "int64", "bool"):
+        def typed(L, value, d=dtype):
+            return L.tensor(value).to(getattr(L, d))
+
+        for side in ("right", "left"):
+            for batch_first in (False, True):
+                cases += [
+                    (f"{rnn}.pad_sequence 0-d {dtype} {side} {batch_first}",
+                     lambda L, t=typed, s=side, b=batch_first: L.nn.utils.rnn.pad_sequence(
+                         [t(L, 1), t(L, 2)], batch_first=b, padding_side=s)),
+                    (f"{rnn}.pad_sequence 1-d then 0-d {dtype} {side} {batch_first}",
+                     lambda L, t=typed, s=side, b=batch_first: L.nn.utils.rnn.pad_sequence(
+                         [t(L, [1, 2]), t(L, 2)], batch_first=b, padding_side=s)),
+                ]
+    lengths = {"list": lambda L: [3, 2], "tuple": lambda L: (3, 2),
+               "int64": lambda L: L.tensor([3, 2]), "int32": lambda L: L.tensor(
+                   [3, 2], dtype=L.int32), "float": lambda L: L.tensor([3.0, 2.0]),
+               "ndarray": lambda L: np.array([3, 2]), "unsorted": lambda L: [2, 3]}
+    for dtype in ("float32", "float64", "int64"):
+        for label, make in lengths.items():
+            for enforce in (True, False):
+                def packed(L, d=dtype, m=make, e=enforce):
+                    x = L.arange(12).reshape(3, 2, 2).to(getattr(L, d))
+                    pack = L.nn.utils.rnn.pack_padded_sequence(x, m(L), enforce_sorted=e)
+                    return (pack.data, pack.batch_sizes) + L.nn.utils.rnn.pad_packed_sequence(
+                        pack)
+
+                cases.append((f"{rnn}.pack_padded_sequence {dtype} {label} {enforce}", packed))
+    assert _value_differences(cases) == []  # (values too: exact here)
