@@ -312,3 +312,40 @@ def test_pad_sequence_of_zero_dim_tensors_and_packing_lengths():
 
                 cases.append((f"{rnn}.pack_padded_sequence {dtype} {label} {enforce}", packed))
     assert _value_differences(cases) == []  # (values too: exact here)
+
+
+def test_dims_of_indexing_and_splitting_ops():
+    """topk, diff, index_select, gather, split and tensor_split with a dim that is not an int,
+    positional and by keyword, function and method: torch's parser error for the call as given
+    (split's lists its overloads with every argument by position, as torch's Python
+    Tensor.split passes them); leafgrad said "(position N)" for keywords, failed in its body
+    ("tuple indices must be integers or slices, not str", "'<=' not supported...") or computed
+    with a bool (topk(x, 1, True), split(1, True))."""
+    def index(L):
+        return L.tensor([[0, 1, 0]])
+
+    calls = {
+        "topk": (lambda L, v: L.topk(_matrix(L), 1, v), lambda L, v: L.topk(_matrix(L), 1, dim=v),
+                 lambda L, v: _matrix(L).topk(1, v), lambda L, v: _matrix(L).topk(1, dim=v)),
+        "diff": (lambda L, v: L.diff(_matrix(L), 1, v), lambda L, v: L.diff(_matrix(L), dim=v),
+                 lambda L, v: _matrix(L).diff(1, v), lambda L, v: _matrix(L).diff(dim=v)),
+        "index_select": (lambda L, v: L.index_select(_matrix(L), v, L.tensor([0])),
+                         lambda L, v: L.index_select(_matrix(L), dim=v, index=L.tensor([0])),
+                         lambda L, v: _matrix(L).index_select(v, L.tensor([0])),
+                         lambda L, v: _matrix(L).index_select(dim=v, index=L.tensor([0]))),
+        "gather": (lambda L, v: L.gather(_matrix(L), v, index(L)),
+                   lambda L, v: L.gather(_matrix(L), dim=v, index=index(L)),
+                   lambda L, v: _matrix(L).gather(v, index(L)),
+                   lambda L, v: _matrix(L).gather(dim=v, index=index(L))),
+        "split": (lambda L, v: L.split(_matrix(L), 1, v), lambda L, v: L.split(_matrix(L), 1, dim=v),
+                  lambda L, v: _matrix(L).split(1, v), lambda L, v: _matrix(L).split(1, dim=v)),
+        "tensor_split": (lambda L, v: L.tensor_split(_matrix(L), 2, v),
+                         lambda L, v: L.tensor_split(_matrix(L), 2, dim=v),
+                         lambda L, v: _matrix(L).tensor_split(2, v),
+                         lambda L, v: _matrix(L).tensor_split(2, dim=v)),
+    }
+    forms = ("function", "function dim=", "method", "method dim=")
+    cases = [(f"{name} {form} {label}", lambda L, c=call, m=make: c(L, m(L)))
+             for name, calls_of in calls.items() for form, call in zip(forms, calls_of)
+             for label, make in DIMS.items()]
+    assert _differences(cases) == []

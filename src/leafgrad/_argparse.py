@@ -505,6 +505,22 @@ for _name, _params in (("softmax", "int dim, torch.dtype dtype=None"),
                        ("swapaxes", "int axis0, int axis1"), ("select", "int dim, int index")):
     SIGNATURES[_name] = _overloads(f"{_name}(Tensor input, {_params})")
     SIGNATURES[f"Tensor.{_name}"] = _overloads(f"{_name}({_params})")
+for _name, _params in (
+        ("topk", "int k, int dim=-1, bool largest=True, bool sorted=True"),
+        ("diff", "int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None"),
+        ("index_select", "int dim, Tensor index"),
+        ("gather", "int dim, Tensor index, *, bool sparse_grad=False")):
+    _out = ", *, Tensor out=None" if "*" not in _params else ", Tensor out=None"
+    SIGNATURES[_name] = _overloads(f"{_name}(Tensor input, {_params}{_out})")
+    SIGNATURES[f"Tensor.{_name}"] = _overloads(f"{_name}({_params})")
+# torch's Tensor.split (Python) calls its C split with every argument by position
+SIGNATURES["split"] = _overloads("split(Tensor input, int split_size, int dim=0)",
+                                 "split(Tensor input, int[] split_size, int dim=0)")
+_SECTIONS = ("int[] indices", "Tensor tensor_indices_or_sections", "int sections")
+SIGNATURES["tensor_split"] = _overloads(*(f"tensor_split(Tensor input, {first}, int dim=0)"
+                                          for first in _SECTIONS))
+SIGNATURES["Tensor.tensor_split"] = _overloads(*(f"tensor_split({first}, int dim=0)"
+                                                 for first in _SECTIONS))
 SIGNATURES["squeeze"] = _overloads("squeeze(Tensor input)", "squeeze(Tensor input, int dim)",
                                    "squeeze(Tensor input, int[] dim)")
 SIGNATURES["Tensor.squeeze"] = _overloads("squeeze()", "squeeze(int dim)", "squeeze(int[] dim)")

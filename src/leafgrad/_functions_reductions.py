@@ -298,6 +298,7 @@ def msort(input):
 
 
 @takes_out(_pair("topk"))
+@_argparse.declared("topk")
 def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     """The ``k`` largest (or smallest) values along ``dim`` and their indices."""
     if k.__class__ is not int:
@@ -306,6 +307,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
         largest = _argparse.bool_arg("topk", "largest", largest)
     if sorted.__class__ is not bool:
         sorted = _argparse.bool_arg("topk", "sorted", sorted)  # noqa: A001
+    if dim.__class__ is not int:  # (a bool was read as a dim)
+        dim = _argparse.int_arg("topk", "dim", dim, 3)
     return _ops.topk(input, k, dim, largest, sorted)
 
 

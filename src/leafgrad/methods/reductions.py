@@ -125,6 +125,7 @@ class ReductionMethods:
     def msort(self):
         return _ops.msort(self)
 
+    @_argparse.declared("Tensor.topk")
     def topk(self, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - torch's name
         if k.__class__ is not int:
             k = _argparse.int_arg("topk", "k", k, 1, symint=True)
@@ -132,6 +133,8 @@ class ReductionMethods:
             largest = _argparse.bool_arg("topk", "largest", largest)
         if sorted.__class__ is not bool:
             sorted = _argparse.bool_arg("topk", "sorted", sorted)  # noqa: A001
+        if dim.__class__ is not int:  # (a bool was read as a dim)
+            dim = _argparse.int_arg("topk", "dim", dim, 2)
         return _ops.topk(self, k, dim, largest, sorted)
 
     @_argparse.parsed("Tensor.kthvalue", method=True)
