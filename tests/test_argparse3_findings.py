@@ -349,3 +349,56 @@ def test_dims_of_indexing_and_splitting_ops():
              for name, calls_of in calls.items() for form, call in zip(forms, calls_of)
              for label, make in DIMS.items()]
     assert _differences(cases) == []
+
+
+class _Plain:
+    """An object that is not a number and knows nothing of tensors."""
+
+
+class _TorchFunction:
+    """An object with ``__torch_function__`` that declines every call."""
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        return NotImplemented
+
+
+def test_operators_with_operands_that_are_not_numbers():
+    """Every binary operator, reflected and in place, between a tensor and a str, a list of
+    strs, None, a dict, a plain object, one whose __torch_function__ declines, and NumPy object,
+    str and bytes arrays: torch's TypeError (Python's "unsupported operand", NumPy's), or the
+    value Python's fallbacks give (== is False). leafgrad wrapped an object array's result as a
+    tensor (KeyError: dtype('O') for t == array, t * array of int64) and computed array / t."""
+    import operator
+
+    binary = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+              "//": operator.floordiv, "%": operator.mod, "**": operator.pow,
+              "@": operator.matmul, "&": operator.and_, "|": operator.or_, "^": operator.xor,
+              "<<": operator.lshift, ">>": operator.rshift, "<": operator.lt, "<=": operator.le,
+              ">": operator.gt, ">=": operator.ge, "==": operator.eq, "!=": operator.ne}
+    inplace = {"+=": operator.iadd, "-=": operator.isub, "*=": operator.imul,
+               "/=": operator.itruediv, "//=": operator.ifloordiv, "%=": operator.imod,
+               "**=": operator.ipow, "@=": operator.imatmul, "&=": operator.iand,
+               "|=": operator.ior, "^=": operator.ixor, "<<=": operator.ilshift,
+               ">>=": operator.irshift}
+    others = {"str": lambda: "a", "list_of_str": lambda: ["a", "b"], "None": lambda: None,
+              "dict": lambda: {}, "plain": _Plain, "torch_function": _TorchFunction,
+              "object_array": lambda: np.array(["a", "b"], dtype=object),
+              "object_array_ints": lambda: np.array([1, 2], dtype=object),
+              "str_array": lambda: np.array(["a", "b"]), "bytes_array": lambda: np.array([b"a"])}
+
+    def tensor(L, dtype):
+        return L.tensor([1, 2]).to(getattr(L, dtype))
+
+    cases = []
+    for dtype in ("float32", "int64", "bool"):
+        for label, make in others.items():
+            for symbol, op in binary.items():
+                cases += [(f"{dtype} t {symbol} {label}", lambda L, o=op, m=make, d=dtype: o(
+                              tensor(L, d), m())),
+                          (f"{dtype} {label} {symbol} t", lambda L, o=op, m=make, d=dtype: o(
+                              m(), tensor(L, d)))]
+            for symbol, op in inplace.items():
+                cases.append((f"{dtype} t {symbol} {label}", lambda L, o=op, m=make, d=dtype: o(
+                    tensor(L, d), m())))
+    assert _value_differences(cases) == []

@@ -1231,6 +1231,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         # gives its DeprecationWarning and calls again with the array alone, as for torch.
         if array.dtype == np.bool_:
             array = array.astype(np.uint8)
+        elif array.dtype.kind == "O":  # (an object array's result: t * np.array(["a"], object))
+            raise _dtype._unconvertible(array.dtype)
         return _wrap(np.asarray(array))
 
     def __bool__(self) -> bool:
@@ -1716,7 +1718,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         if other.__class__ is not Tensor:
             if other.__class__ not in _NUMBERS:
                 if isinstance(other, np.ndarray):  # (torch's Python __rdiv__ with an ndarray:
-                    return _ops.Reciprocal.apply(self) * other  # NumPy computes the product)
+                    try:  # NumPy computes the product)
+                        return _ops.Reciprocal.apply(self) * other
+                    except TypeError:  # (an object or str array: torch's __rdiv__ turns the
+                        return NotImplemented  # TypeError into "unsupported operand")
                 if not isinstance(other, _OPERANDS):
                     return NotImplemented  # Python raises torch's "unsupported operand" TypeError
                 other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
@@ -1767,7 +1772,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
     def __eq__(self, other):
         if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
-            if not isinstance(other, _EQ_OPERANDS):
+            if not isinstance(other, _EQ_OPERANDS) or \
+                    other.__class__ is np.ndarray and other.dtype.kind in "OUSV":
+                # (an array torch cannot convert: its == gives up, and Python's identity
+                # test answers False)
                 return NotImplemented  # Python raises torch's "unsupported operand" TypeError
             other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
         return _ops.Eq.apply(self, other)
