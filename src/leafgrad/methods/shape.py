@@ -60,6 +60,8 @@ class ShapeMethods:
         return _ops.movedim(self, source, destination)
 
     def unflatten(self, dim, sizes):
+        if dim.__class__ is not int:  # (torch's Python unflatten passes it by position)
+            dim = _argparse.int_arg("unflatten", "dim", dim, 1)
         return _ops.unflatten(self, dim, sizes)
 
     def as_strided(self, size, stride, storage_offset=None):
