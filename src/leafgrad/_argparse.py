@@ -179,6 +179,9 @@ _ACCEPTS = {
     "tuple of Tensors": lambda v: isinstance(v, (tuple, list)) and all(
         _is_tensor(x) for x in v),
     "tuple of ints": _is_int_list,
+    # (a list of anything: Signature.bind reads its items next, "expected Tensor as element 0
+    # in argument 0, but got str")
+    "Tensor[]": lambda v: isinstance(v, (tuple, list)),
     "int[]": _first_is_int,  # (Note: int lists as torch's parser reads them)
     "int[1]": lambda v: _is_int(v, symint=True) or _first_is_int(v),
     # a reduction's dim list (int[1]): what its items may be (a one-element bool or integer
@@ -200,7 +203,7 @@ _ACCEPTS = {
 
 
 _SPELLED = {"int[]": "tuple of ints", "int[1]": "tuple of ints", "dims": "tuple of ints",
-            "dims~": "tuple of ints"}
+            "dims~": "tuple of ints", "Tensor[]": "tuple of Tensors"}
 
 
 # torch's parser also takes NumPy's names for four parameters, by keyword
@@ -282,6 +285,10 @@ class Signature:
                 continue
             if not param.accepts(value):
                 return "type", (param, value, position)
+            if param.type == "Tensor[]":  # (its items, read as the parser reaches it)
+                for item_index, item in enumerate(value):
+                    if not _is_tensor(item):
+                        return "element", (item_index, index, item)
             if position is not None and key is not None:  # (after its type: torch's order)
                 return "twice", param.name
         real = {p.name for p in self.params}
@@ -527,7 +534,7 @@ SIGNATURES["squeeze"] = _overloads("squeeze(Tensor input)", "squeeze(Tensor inpu
                                    "squeeze(Tensor input, int[] dim)")
 SIGNATURES["Tensor.squeeze"] = _overloads("squeeze()", "squeeze(int dim)", "squeeze(int[] dim)")
 for _name in ("cat", "stack"):
-    SIGNATURES[_name] = _overloads(f"{_name}(tuple of Tensors tensors, int dim=0, *, "
+    SIGNATURES[_name] = _overloads(f"{_name}(Tensor[] tensors, int dim=0, *, "
                                    "Tensor out=None)")
 SIGNATURES["mode"] = _overloads(
     "mode(Tensor input, int dim=-1, bool keepdim=False, *, Tensor? out=None)")
@@ -813,6 +820,10 @@ def error(name: str, args: tuple, kwargs: dict | None = None) -> TypeError | Non
                              f"{position_in}")
         return TypeError(f"{function}(): argument '{param.name}'{where} must be {expected}, "
                          f"not {typename(value)}")
+    if kind == "element":
+        item_index, argument, item = details
+        return TypeError(f"expected Tensor as element {item_index} in argument {argument}, but "
+                         f"got {typename(item)}")
     if kind == "missing":
         names = ", ".join(f'"{n}"' for n in details)
         # torch's plural is the wrong way round: "1 ... arguments", "2 ... argument"
@@ -839,7 +850,7 @@ def _unpacked(signature: Signature, args: tuple, kwargs: dict) -> TypeError | No
     """After ``signature`` matched a call: the error for an item of one of its int lists that
     torch cannot read as an int (Note: int lists as torch's parser reads them), or None."""
     for index, param in enumerate(signature.params):
-        if param.type not in _SPELLED:
+        if param.type not in _SPELLED or param.type == "Tensor[]":
             continue
         if index < len(args) and not param.keyword_only:
             value = args[index]

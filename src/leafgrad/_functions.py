@@ -396,7 +396,9 @@ def cat(tensors, dim=0):
         from .sparse import _ops as _sparse_ops  # (leafgrad.sparse)
 
         return _sparse_ops.cat(tensors, dim)
-    if dim.__class__ is not int:  # (a tensor of several elements failed in bool())
+    if dim.__class__ is not int and tensors.__class__ in (list, tuple) and all(
+            isinstance(tensor, Tensor) for tensor in tensors):  # (torch's parser reads the
+        # tensors first; a dim tensor of several elements failed in bool())
         dim = _argparse.int_arg("cat", "dim", dim, 2)
     return _ops.cat(tensors, dim)
 
