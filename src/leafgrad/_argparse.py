@@ -528,8 +528,6 @@ SIGNATURES["tensor_split"] = _overloads(*(f"tensor_split(Tensor input, {first}, 
                                           for first in _SECTIONS))
 SIGNATURES["Tensor.tensor_split"] = _overloads(*(f"tensor_split({first}, int dim=0)"
                                                  for first in _SECTIONS))
-for _name in ("size", "stride"):  # (tensor.py; their Dimname overloads hidden)
-    SIGNATURES[f"Tensor.{_name}"] = _overloads(f"{_name}()", f"{_name}(int dim)")
 SIGNATURES["squeeze"] = _overloads("squeeze(Tensor input)", "squeeze(Tensor input, int dim)",
                                    "squeeze(Tensor input, int[] dim)")
 SIGNATURES["Tensor.squeeze"] = _overloads("squeeze()", "squeeze(int dim)", "squeeze(int[] dim)")

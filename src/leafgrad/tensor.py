@@ -663,7 +663,6 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def shape(self) -> Size:
         return Size(self._data.shape)
 
-    @_argparse.declared("Tensor.size")
     def size(self, dim: int | None = None):
         if dim is None:
             return Size(self._data.shape)
@@ -722,7 +721,6 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             return is_channels_last(self._data, rank=5)
         return False
 
-    @_argparse.declared("Tensor.stride")
     def stride(self, dim: int | None = None):
         data = self._data
         if data.size == 0 and self._base is None and not any(data.strides):
