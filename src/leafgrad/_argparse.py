@@ -179,12 +179,17 @@ _ACCEPTS = {
     "tuple of Tensors": lambda v: isinstance(v, (tuple, list)) and all(
         _is_tensor(x) for x in v),
     "tuple of ints": _is_int_list,
+    # (a list of anything: Signature.bind reads its items next, "expected Tensor as element 0
+    # in argument 0, but got str")
+    "Tensor[]": lambda v: isinstance(v, (tuple, list)),
     "int[]": _first_is_int,  # (Note: int lists as torch's parser reads them)
     "int[1]": lambda v: _is_int(v, symint=True) or _first_is_int(v),
     # a reduction's dim list (int[1]): what its items may be (a one-element bool or integer
     # tensor too), or a list whose first item is an int (the others read after the overload is
     # chosen: "failed to unpack the object at pos N")
     "dims": lambda v: _is_int_list(v) or _first_is_int(v),
+    "dims~": lambda v: v is None or _is_int_list(v) or _first_is_int(v),  # (required, None
+    # allowed: sum's dim, printed without "?")
     "float[]": lambda v: isinstance(v, (list, tuple)) and all(
         isinstance(x, (float, int, np.floating, np.integer)) for x in v),
     "torch.dtype": _is_dtype,
@@ -197,7 +202,24 @@ _ACCEPTS = {
 }
 
 
-_SPELLED = {"int[]": "tuple of ints", "int[1]": "tuple of ints", "dims": "tuple of ints"}
+_SPELLED = {"int[]": "tuple of ints", "int[1]": "tuple of ints", "dims": "tuple of ints",
+            "dims~": "tuple of ints", "Tensor[]": "tuple of Tensors"}
+
+
+# torch's parser also takes NumPy's names for four parameters, by keyword
+# (numpy_compatibility_arg_names): special.bessel_j0(x=t), sum(t, axis=0, keepdims=True)
+NUMPY_NAMES = {"input": ("x", "a", "x1"), "other": ("x2",), "dim": ("axis",),
+               "keepdim": ("keepdims",)}
+
+
+def keyword(name: str, kwargs: dict) -> str | None:
+    """The key of ``kwargs`` giving the parameter ``name`` (its own or a NumPy name), or None."""
+    if name in kwargs:
+        return name
+    for alias in NUMPY_NAMES.get(name, ()):
+        if alias in kwargs:
+            return alias
+    return None
 
 
 class _Param:
@@ -251,12 +273,11 @@ class Signature:
         if len(args) > len(positional):
             return "too_many", len(args)
         for index, param in enumerate(self.params):
+            key = keyword(param.name, kwargs)
             if index < len(args) and not param.keyword_only:
-                if param.name in kwargs:
-                    return "twice", param.name
                 value, position = args[index], index + 1
-            elif param.name in kwargs:
-                value, position = kwargs[param.name], None
+            elif key is not None:
+                value, position = kwargs[key], None
             else:
                 if param.default is None and not param.optional:
                     return "missing", [p.name for p in self.params[index:]
@@ -264,10 +285,18 @@ class Signature:
                 continue
             if not param.accepts(value):
                 return "type", (param, value, position)
-        names = {p.name for p in self.params}
+            if param.type == "Tensor[]":  # (its items, read as the parser reaches it)
+                for item_index, item in enumerate(value):
+                    if not _is_tensor(item):
+                        return "element", (item_index, index, item)
+            if position is not None and key is not None:  # (after its type: torch's order)
+                return "twice", param.name
+        real = {p.name for p in self.params}
+        names = real | {alias for p in self.params for alias in NUMPY_NAMES.get(p.name, ())}
         for key in kwargs:
             if key not in names:
-                return "unknown", key
+                # (torch names the first keyword that is not a parameter's own name)
+                return "unknown", next(k for k in kwargs if k not in real)
         return None
 
     @property
@@ -454,6 +483,57 @@ for _name in ("nansum", "nanmean"):  # _functions_reductions.py, methods/reducti
         "torch.dtype? dtype=None, Tensor? out=None)")
     SIGNATURES[f"Tensor.{_name}"] = _overloads(
         f"{_name}(dims? dim=None, bool keepdim=False, *, torch.dtype? dtype=None)")
+for _name in ("sum", "mean"):  # _functions.py, tensor.py (Note: positional and keyword dims)
+    # (torch's dim_DimnameList overloads are hidden: they never print; dim=None is every dim)
+    _out = ", Tensor out=None" if _name == "mean" else ""  # (torch.sum's has no out)
+    SIGNATURES[_name] = _overloads(
+        f"{_name}(Tensor input, *, torch.dtype dtype=None{_out})",
+        f"{_name}(Tensor input, dims~ dim, bool keepdim=False, *, torch.dtype dtype=None, "
+        "Tensor out=None)")
+    SIGNATURES[f"Tensor.{_name}"] = _overloads(
+        f"{_name}(*, torch.dtype dtype=None)",
+        f"{_name}(dims~ dim, bool keepdim=False, *, torch.dtype dtype=None)")
+for _name in ("all", "any"):  # _functions_reductions.py, methods/reductions.py
+    SIGNATURES[_name] = _overloads(
+        f"{_name}(Tensor input, *, Tensor out=None)",
+        f"{_name}(Tensor input, dims dim=None, bool keepdim=False, *, Tensor out=None)",
+        f"{_name}(Tensor input, int dim, bool keepdim=False, *, Tensor out=None)")
+    SIGNATURES[f"Tensor.{_name}"] = _overloads(
+        f"{_name}()", f"{_name}(dims dim=None, bool keepdim=False)",
+        f"{_name}(int dim, bool keepdim=False)")
+# functions and methods taking one int dim (Note: parsed through the aliases' wrapper,
+# _numpy_aliases.py; torch's Dimname overloads are hidden: they never print)
+for _name, _params in (("softmax", "int dim, torch.dtype dtype=None"),
+                       ("log_softmax", "int dim, torch.dtype dtype=None"),
+                       ("unbind", "int dim=0"), ("unsqueeze", "int dim"),
+                       ("chunk", "int chunks, int dim=0"),
+                       ("flatten", "int start_dim=0, int end_dim=-1"),
+                       ("transpose", "int dim0, int dim1"), ("swapdims", "int dim0, int dim1"),
+                       ("swapaxes", "int axis0, int axis1"), ("select", "int dim, int index")):
+    SIGNATURES[_name] = _overloads(f"{_name}(Tensor input, {_params})")
+    SIGNATURES[f"Tensor.{_name}"] = _overloads(f"{_name}({_params})")
+for _name, _params in (
+        ("topk", "int k, int dim=-1, bool largest=True, bool sorted=True"),
+        ("diff", "int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None"),
+        ("index_select", "int dim, Tensor index"),
+        ("gather", "int dim, Tensor index, *, bool sparse_grad=False")):
+    _out = ", *, Tensor out=None" if "*" not in _params else ", Tensor out=None"
+    SIGNATURES[_name] = _overloads(f"{_name}(Tensor input, {_params}{_out})")
+    SIGNATURES[f"Tensor.{_name}"] = _overloads(f"{_name}({_params})")
+# torch's Tensor.split (Python) calls its C split with every argument by position
+SIGNATURES["split"] = _overloads("split(Tensor input, int split_size, int dim=0)",
+                                 "split(Tensor input, int[] split_size, int dim=0)")
+_SECTIONS = ("int[] indices", "Tensor tensor_indices_or_sections", "int sections")
+SIGNATURES["tensor_split"] = _overloads(*(f"tensor_split(Tensor input, {first}, int dim=0)"
+                                          for first in _SECTIONS))
+SIGNATURES["Tensor.tensor_split"] = _overloads(*(f"tensor_split({first}, int dim=0)"
+                                                 for first in _SECTIONS))
+SIGNATURES["squeeze"] = _overloads("squeeze(Tensor input)", "squeeze(Tensor input, int dim)",
+                                   "squeeze(Tensor input, int[] dim)")
+SIGNATURES["Tensor.squeeze"] = _overloads("squeeze()", "squeeze(int dim)", "squeeze(int[] dim)")
+for _name in ("cat", "stack"):
+    SIGNATURES[_name] = _overloads(f"{_name}(Tensor[] tensors, int dim=0, *, "
+                                   "Tensor out=None)")
 SIGNATURES["mode"] = _overloads(
     "mode(Tensor input, int dim=-1, bool keepdim=False, *, Tensor? out=None)")
 SIGNATURES["Tensor.mode"] = _overloads("mode(int dim=-1, bool keepdim=False)")
@@ -738,6 +818,10 @@ def error(name: str, args: tuple, kwargs: dict | None = None) -> TypeError | Non
                              f"{position_in}")
         return TypeError(f"{function}(): argument '{param.name}'{where} must be {expected}, "
                          f"not {typename(value)}")
+    if kind == "element":
+        item_index, argument, item = details
+        return TypeError(f"expected Tensor as element {item_index} in argument {argument}, but "
+                         f"got {typename(item)}")
     if kind == "missing":
         names = ", ".join(f'"{n}"' for n in details)
         # torch's plural is the wrong way round: "1 ... arguments", "2 ... argument"
@@ -764,7 +848,7 @@ def _unpacked(signature: Signature, args: tuple, kwargs: dict) -> TypeError | No
     """After ``signature`` matched a call: the error for an item of one of its int lists that
     torch cannot read as an int (Note: int lists as torch's parser reads them), or None."""
     for index, param in enumerate(signature.params):
-        if param.type not in _SPELLED:
+        if param.type not in _SPELLED or param.type == "Tensor[]":
             continue
         if index < len(args) and not param.keyword_only:
             value = args[index]
@@ -810,6 +894,20 @@ def parsed(name: str, method: bool = False, keywords: tuple = ()):
 
         checked.parsed_name = name  # (takes_out: the error of a call with out=, _out.py)
         return checked
+
+    return decorate
+
+
+def declared(name: str):
+    """Mark a function (``Tensor.<name>``: a method) declared in SIGNATURES under ``name``
+    whose wrapper already catches its failures (``_out.takes_out``, the wrapper of every
+    function taking a dim: Note: parsed through the aliases' wrapper, _numpy_aliases.py): there
+    the parser's error for the call as given replaces a TypeError of its body, and a valid call
+    pays nothing more."""
+
+    def decorate(fn):
+        fn.parsed_name = name
+        return fn
 
     return decorate
 

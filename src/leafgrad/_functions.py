@@ -254,6 +254,7 @@ clip = clamp
 
 
 @takes_out(Out("sum", ANY, mode="dtype"))
+@_argparse.declared("sum")
 def sum(input, dim=_argparse.DIM_NOT_GIVEN, keepdim=_argparse.KEEPDIM_NOT_GIVEN, *,  # noqa: A001
         dtype=None):
     if keepdim is not _argparse.KEEPDIM_NOT_GIVEN:
@@ -265,6 +266,7 @@ def sum(input, dim=_argparse.DIM_NOT_GIVEN, keepdim=_argparse.KEEPDIM_NOT_GIVEN,
 
 
 @takes_out(Out("mean", CAST))
+@_argparse.declared("mean")
 def mean(input, dim=_argparse.DIM_NOT_GIVEN, keepdim=_argparse.KEEPDIM_NOT_GIVEN, *,
          dtype=None):
     if keepdim is not _argparse.KEEPDIM_NOT_GIVEN:
@@ -316,7 +318,11 @@ def reshape(input, shape):
     return input.reshape(shape)
 
 
+@_argparse.declared("flatten")
 def flatten(input, start_dim=0, end_dim=-1):
+    if start_dim.__class__ is not int or end_dim.__class__ is not int:  # (its positions)
+        start_dim, end_dim = _int_args("flatten", (("start_dim", start_dim),
+                                                   ("end_dim", end_dim)), 2)
     return input.flatten(start_dim, end_dim)
 
 
@@ -324,16 +330,21 @@ def t(input):
     return input.t()
 
 
+@_argparse.declared("transpose")
 def transpose(input, dim0, dim1):
     if dim0.__class__ is not int or dim1.__class__ is not int:  # (the function's positions)
         dim0, dim1 = _int_args("transpose", (("dim0", dim0), ("dim1", dim1)), 2)
     return input.transpose(dim0, dim1)
 
 
+@_argparse.declared("swapaxes")
 def swapaxes(input, axis0, axis1):
+    if axis0.__class__ is not int or axis1.__class__ is not int:  # (the function's positions)
+        axis0, axis1 = _int_args("swapaxes", (("axis0", axis0), ("axis1", axis1)), 2)
     return input.transpose(axis0, axis1)
 
 
+@_argparse.declared("swapdims")
 def swapdims(input, dim0, dim1):
     return input.transpose(dim0, dim1)
 
@@ -345,13 +356,15 @@ def permute(input, dims):
     return input.permute(dims)
 
 
+@_argparse.declared("unsqueeze")
 def unsqueeze(input, dim):
     if dim.__class__ is not int:
         dim = _argparse.int_arg("unsqueeze", "dim", dim, 2)
     return input.unsqueeze(dim)
 
 
-def squeeze(input, dim=None):
+@_argparse.declared("squeeze")
+def squeeze(input, dim=_argparse.DIM_NOT_GIVEN):
     return input.squeeze(dim)
 
 
@@ -364,22 +377,29 @@ def narrow(*args, **kwargs):
     return _ops.narrow(*(given[n] for n in names), parsed=(args, kwargs))
 
 
+@_argparse.declared("select")
 def select(input, dim, index):
     if dim.__class__ is not int or index.__class__ is not int:
         dim, index = _int_args("select", (("dim", dim), ("index", index)), 2)
     return input.select(dim, index)
 
 
+@_argparse.declared("unbind")
 def unbind(input, dim=0):
     return input.unbind(dim)
 
 
 @takes_out(Out("cat", CAT, overlap="full"))
+@_argparse.declared("cat")
 def cat(tensors, dim=0):
     if tensors.__class__ in (list, tuple) and tensors and tensors[0].__class__ is _Sparse:
         from .sparse import _ops as _sparse_ops  # (leafgrad.sparse)
 
         return _sparse_ops.cat(tensors, dim)
+    if dim.__class__ is not int and tensors.__class__ in (list, tuple) and all(
+            isinstance(tensor, Tensor) for tensor in tensors):  # (torch's parser reads the
+        # tensors first; a dim tensor of several elements failed in bool())
+        dim = _argparse.int_arg("cat", "dim", dim, 2)
     return _ops.cat(tensors, dim)
 
 
@@ -387,7 +407,10 @@ concat = concatenate = cat
 
 
 @takes_out(Out("stack", CAT, overlap="full"))
+@_argparse.declared("stack")
 def stack(tensors, dim=0):
+    if dim.__class__ is not int:  # (a bool was read as a dim)
+        dim = _argparse.int_arg("stack", "dim", dim, 2)
     return _ops.stack(tensors, dim)
 
 

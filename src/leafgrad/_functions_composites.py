@@ -52,6 +52,7 @@ def _require_tensor(value, function: str, argument: str, position: int) -> None:
 
 
 @takes_out(Out("sub", CAST))  # (torch's diff_out writes through sub_out)
+@_argparse.declared("diff")
 def diff(input, n=1, dim=-1, prepend=None, append=None):  # noqa: A002 - torch's name
     """``torch.diff``: the n-th forward difference along ``dim`` (``prepend``/``append`` are
     concatenated first); bool tensors give logical xor, as in torch."""
@@ -260,6 +261,7 @@ def dstack(tensors):
     return _lib().cat([atleast_3d(t) for t in tensors], 2)
 
 
+@_argparse.declared("tensor_split")
 def tensor_split(input, indices_or_sections, dim=0):  # noqa: A002 - torch's name
     """``torch.tensor_split``: views of ``input`` split into ``n`` nearly equal parts or at the
     given indices."""

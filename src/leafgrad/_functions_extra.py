@@ -36,6 +36,7 @@ def _softmax_function(name: str, functional):
     required (nn.functional's None picks one, with a warning)."""
 
     @takes_out(Out(None, EXPECT, out_name=f"aten::{name}"))
+    @_argparse.declared(name)
     def function(input, dim=_NO_DIM, dtype=None):  # noqa: A002 - torch's name
         if dim.__class__ is not int:
             if dim is _NO_DIM:

@@ -204,6 +204,7 @@ def cumprod(input, dim, *, dtype=None):
 
 @takes_out(Out(None, bool_only("all only supports bool tensor for result, got: {O}", uint8=True),
               prepare=_logical_in_uint8, internal_overlap=False))
+@_argparse.declared("all")
 def all(input, dim=None, keepdim=False):  # noqa: A001
     """Whether every element (over ``dim``) is non-zero."""
     if keepdim.__class__ is not bool:
@@ -213,6 +214,7 @@ def all(input, dim=None, keepdim=False):  # noqa: A001
 
 @takes_out(Out(None, bool_only("any only supports bool tensor for result, got: {O}", uint8=True),
               prepare=_logical_in_uint8, internal_overlap=False))
+@_argparse.declared("any")
 def any(input, dim=None, keepdim=False):  # noqa: A001
     """Whether some element (over ``dim``) is non-zero."""
     if keepdim.__class__ is not bool:
@@ -296,6 +298,7 @@ def msort(input):
 
 
 @takes_out(_pair("topk"))
+@_argparse.declared("topk")
 def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     """The ``k`` largest (or smallest) values along ``dim`` and their indices."""
     if k.__class__ is not int:
@@ -304,6 +307,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
         largest = _argparse.bool_arg("topk", "largest", largest)
     if sorted.__class__ is not bool:
         sorted = _argparse.bool_arg("topk", "sorted", sorted)  # noqa: A001
+    if dim.__class__ is not int:  # (a bool was read as a dim)
+        dim = _argparse.int_arg("topk", "dim", dim, 3)
     return _ops.topk(input, k, dim, largest, sorted)
 
 

@@ -20,11 +20,12 @@ __all__ = [
 
 
 def split(tensor, split_size_or_sections, dim=0):
-    return _ops.split(tensor, split_size_or_sections, dim)
+    return tensor.split(split_size_or_sections, dim)  # (its checks: Tensor.split)
 
 
+@_argparse.declared("chunk")
 def chunk(input, chunks, dim=0):
-    return _ops.chunk(input, chunks, dim)
+    return input.chunk(chunks, dim)  # (its checks: Tensor.chunk)
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
@@ -181,11 +182,15 @@ def meshgrid(*tensors, indexing=None):
 
 @takes_out(Out("index_select", same_as("index_select(): self and result must have the same scalar "
                                         "type"), overlap="full"))
+@_argparse.declared("index_select")
 def index_select(input, dim, index):
+    if dim.__class__ is not int:  # (a tensor of several elements failed in bool())
+        dim = _argparse.int_arg("index_select", "dim", dim, 2)
     return _ops.index_select(input, dim, index)
 
 
 @takes_out(Out("gather", EXPECT, overlap="full"))
+@_argparse.declared("gather")
 def gather(input, dim, index, *, sparse_grad=False):
     for position, name, value in ((1, "input", input), (3, "index", index)):
         if not isinstance(value, Tensor):

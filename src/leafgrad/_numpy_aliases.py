@@ -22,23 +22,41 @@ def _takes_dim(function) -> bool:
     return "dim" in parameters or "keepdim" in parameters
 
 
+# Note: parsed through the aliases' wrapper
+# This wrapper sees every call of a function or method taking a dim as it was given
+# (positional or keyword, NumPy's names too), which the function's body cannot: for one declared
+# in torch's signatures (``_argparse.declared``: sum, mean, softmax, unbind...), a TypeError of
+# its body ("must be int", "'<=' not supported...") becomes the parser's error for the call as
+# given ("got (Tensor, dim=str)", no "(position N)" for a keyword), at no cost to valid calls.
 def _aliased(function):
+    parsed = getattr(function, "parsed_name", None)
+    method = parsed is not None and parsed.startswith("Tensor.")
+
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
+        given = kwargs
         if kwargs:
             for alias, name in _ALIASES:
                 if alias in kwargs:
                     if name in kwargs:  # torch's parser then rejects the alias
                         raise TypeError(
                             f"{function.__name__}() got an unexpected keyword argument '{alias}'")
+                    if kwargs is given:
+                        kwargs = dict(given)
                     kwargs[name] = kwargs.pop(alias)
         try:
             return function(*args, **kwargs)
-        except Exception:  # (a tensor-like argument: overrides.py)
+        except Exception as error:  # (a tensor-like argument: overrides.py)
             from . import overrides
 
             result = overrides.dispatch_after_failure(wrapper, args, kwargs)
             if result is overrides.NOT_DISPATCHED:
+                if error.__class__ is TypeError and parsed is not None:
+                    from . import _argparse
+
+                    problem = _argparse.error(parsed, args[1:] if method else args, given)
+                    if problem is not None:
+                        raise problem from None
                 raise
             return result
 

@@ -210,6 +210,12 @@ def takes_out(spec):
                 except Exception as error:  # (a tensor-like argument: overrides.py)
                     result = _overrides.dispatch_after_failure(with_out, args, kwargs)
                     if result is _overrides.NOT_DISPATCHED:
+                        if error.__class__ is TypeError and parsed_name is not None:
+                            # a function declared in torch's signatures: the parser's error for
+                            # the call as given (its body raised the method's: sum, mean)
+                            problem = _argparse.error(parsed_name, args, kwargs)
+                            if problem is not None:
+                                raise problem from None
                         if error.__class__ is AttributeError and takes_input:
                             # not a Tensor where torch's parser wants one ({}, "a", a list):
                             # its TypeError, where the body failed on a method call
@@ -230,6 +236,7 @@ def takes_out(spec):
                     raise
                 raise problem from None
 
+        parsed_name = getattr(fn, "parsed_name", None)
         signature = inspect.signature(fn)
         parameters = list(signature.parameters.values())
         takes_input = bool(parameters) and parameters[0].name == "input"

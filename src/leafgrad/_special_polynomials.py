@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _dtype
+from . import _argparse, _dtype
 from .ops._float_kernels import fma
 from .tensor import Tensor, _wrap
 
@@ -27,7 +27,10 @@ __all__ = ["chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polyno
 
 def _operands(name: str, x, n):
     """(x array, integer n array, result numpy dtype), broadcast, as torch promotes them."""
-    if not isinstance(x, Tensor) and not isinstance(n, Tensor):
+    if not isinstance(x, Tensor) and not isinstance(n, Tensor) or not (
+            isinstance(x, Tensor) or _argparse._is_number(x)) or not (
+            isinstance(n, Tensor) or _argparse._is_number(n)):  # (None, a list, an array:
+        # torch.special's wrapper restates this for the call as given)
         raise TypeError(f"special_{name}() received an invalid combination of arguments - got "
                         f"({type(x).__name__}, {type(n).__name__}), but expected one of:")
     from . import result_type

@@ -169,15 +169,63 @@ _ALIASED = {
     "log_softmax": "Tensor input, int dim, *, torch.dtype? dtype=None",
     "multigammaln": "Tensor input, int p, " + _OUT,
     "polygamma": "int n, Tensor input, " + _OUT,
+    "round": "Tensor input, *, int decimals=0, Tensor out=None",
 }
+# torch.special's own functions are C bindings too (special_xlogy, special_zeta...): declared
+# here with their overloads, so a missing, extra or mistyped argument is the parser's error
+# for the call as given rather than Python's (which named leafgrad's helpers)
+for _name in ("i0e", "i1", "i1e", "ndtr", "ndtri", "log_ndtr", "entr", "erfcx", "expit",
+              "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0",
+              "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1"):
+    _ALIASED[_name] = "Tensor input, " + _OUT
+for _name in ("airy_ai", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+              "spherical_bessel_j0"):
+    _ALIASED[_name] = "Tensor x, " + _OUT
+_ALIASED["gammainc"] = _ALIASED["gammaincc"] = "Tensor input, Tensor other, " + _OUT
+_SCALAR_PAIR = ("Tensor {a}, Tensor {b}, " + _OUT, "Number {self}, Tensor {b}, " + _OUT,
+                "Tensor {a}, Number {b}, " + _OUT)
+for _name in ("xlogy", "xlog1py", "zeta"):
+    _ALIASED[_name] = tuple(text.format(a="input", b="other", self="self")
+                            for text in _SCALAR_PAIR)
+for _name in ("chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+              "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t",
+              "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+              "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he",
+              "laguerre_polynomial_l", "legendre_polynomial_p"):
+    _ALIASED[_name] = tuple(text.format(a="x", b="n", self="x") for text in _SCALAR_PAIR)
+
+
+def _positional(names: list, args: tuple, kwargs: dict) -> tuple:
+    """The call's positional parameters given by keyword (in order, after those given by
+    position) moved to ``args``; the other keywords (out=, decimals=...) left as they are."""
+    kwargs = dict(kwargs)
+    for name in names[len(args):]:
+        key = _argparse.keyword(name, kwargs)  # (NumPy's names too: x for input)
+        if key is None:
+            break
+        args = args + (kwargs.pop(key),)
+    return args, kwargs
 
 
 def _as_special(name: str, function):
-    _argparse.SIGNATURES[f"special_{name}"] = _argparse._overloads(
-        f"special_{name}({_ALIASED[name]})")
+    declared = _ALIASED[name]
+    _argparse.SIGNATURES[f"special_{name}"] = _argparse._overloads(*(
+        f"special_{name}({params})"
+        for params in (declared if isinstance(declared, tuple) else (declared,))))
+
+    # torch's names for the required parameters (x, n...) by keyword reach leafgrad's function
+    # by position
+    first = _argparse.SIGNATURES[f"special_{name}"][0]
+    names = [param.name for param in first.positional if param.default is None]
+    keywords = {param.name for param in first.params if param.name not in names}
 
     @_argparse.parsed(f"special_{name}")
     def special(*args, **kwargs):
+        if kwargs:
+            given = args, kwargs
+            args, kwargs = _positional(names, args, kwargs)
+            if not keywords.issuperset(kwargs):  # (leafgrad's own names are not torch's)
+                _argparse.check(f"special_{name}", *given)
         return function(*args, **kwargs)
 
     special.__name__ = special.__qualname__ = name

@@ -1231,6 +1231,8 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         # gives its DeprecationWarning and calls again with the array alone, as for torch.
         if array.dtype == np.bool_:
             array = array.astype(np.uint8)
+        elif array.dtype.kind == "O":  # (an object array's result: t * np.array(["a"], object))
+            raise _dtype._unconvertible(array.dtype)
         return _wrap(np.asarray(array))
 
     def __bool__(self) -> bool:
@@ -1716,7 +1718,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
         if other.__class__ is not Tensor:
             if other.__class__ not in _NUMBERS:
                 if isinstance(other, np.ndarray):  # (torch's Python __rdiv__ with an ndarray:
-                    return _ops.Reciprocal.apply(self) * other  # NumPy computes the product)
+                    try:  # NumPy computes the product)
+                        return _ops.Reciprocal.apply(self) * other
+                    except TypeError:  # (an object or str array: torch's __rdiv__ turns the
+                        return NotImplemented  # TypeError into "unsupported operand")
                 if not isinstance(other, _OPERANDS):
                     return NotImplemented  # Python raises torch's "unsupported operand" TypeError
                 other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
@@ -1767,7 +1772,10 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
 
     def __eq__(self, other):
         if other.__class__ is not Tensor and other.__class__ not in _NUMBERS:
-            if not isinstance(other, _EQ_OPERANDS):
+            if not isinstance(other, _EQ_OPERANDS) or \
+                    other.__class__ is np.ndarray and other.dtype.kind in "OUSV":
+                # (an array torch cannot convert: its == gives up, and Python's identity
+                # test answers False)
                 return NotImplemented  # Python raises torch's "unsupported operand" TypeError
             other = _numpy_operand(other)  # (a NumPy scalar: torch's Scalar)
         return _ops.Eq.apply(self, other)
@@ -2113,6 +2121,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             raise RuntimeError(_EQUAL_UNDER_VMAP)  # a batched other (ops/_batching.py)
         return self.shape == other.shape and bool(np.array_equal(self._data, other._data))
 
+    @_argparse.declared("Tensor.sum")  # (Note: parsed through the aliases' wrapper)
     def sum(self, dim=_DIM_NOT_GIVEN, keepdim=_KEEPDIM_NOT_GIVEN, *, dtype=None):
         if keepdim is _KEEPDIM_NOT_GIVEN:
             keepdim = False
@@ -2129,6 +2138,7 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             dim = ()
         return _ops.sum(self, dim, keepdim, dtype)
 
+    @_argparse.declared("Tensor.mean")  # (Note: parsed through the aliases' wrapper)
     def mean(self, dim=_DIM_NOT_GIVEN, keepdim=_KEEPDIM_NOT_GIVEN, *, dtype=None):
         if keepdim is _KEEPDIM_NOT_GIVEN:
             keepdim = False
@@ -2200,18 +2210,26 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def reshape_as(self, other):
         return _ops.reshape(self, (other.shape,))
 
+    @_argparse.declared("Tensor.flatten")
     def flatten(self, start_dim=0, end_dim=-1):
+        if start_dim.__class__ is not int or end_dim.__class__ is not int:
+            start_dim, end_dim = _int_args("flatten", (("start_dim", start_dim),
+                                                       ("end_dim", end_dim)), 1)
         return _ops.flatten(self, start_dim, end_dim)
 
     def t(self):
         return _ops.t(self)
 
+    @_argparse.declared("Tensor.transpose")
     def transpose(self, dim0, dim1):
         if dim0.__class__ is not int or dim1.__class__ is not int:
             dim0, dim1 = _int_args("transpose", (("dim0", dim0), ("dim1", dim1)), 1)
         return _ops.transpose(self, dim0, dim1)
 
+    @_argparse.declared("Tensor.swapaxes")
     def swapaxes(self, axis0, axis1):
+        if axis0.__class__ is not int or axis1.__class__ is not int:
+            axis0, axis1 = _int_args("swapaxes", (("axis0", axis0), ("axis1", axis1)), 1)
         return _ops.transpose(self, axis0, axis1)
 
     swapdims = transpose
@@ -2223,12 +2241,20 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
             raise TypeError('permute() missing 1 required positional arguments: "dims"')
         return _ops.permute(self, args)
 
+    @_argparse.declared("Tensor.unsqueeze")
     def unsqueeze(self, dim):
         if dim.__class__ is not int:
             dim = _argparse.int_arg("unsqueeze", "dim", dim, 1)
         return _ops.unsqueeze(self, dim)
 
-    def squeeze(self, dim=None):
+    @_argparse.declared("Tensor.squeeze")
+    def squeeze(self, dim=_DIM_NOT_GIVEN):
+        if dim.__class__ is not int:
+            if dim is _DIM_NOT_GIVEN:
+                dim = None
+            elif dim is None or dim.__class__ is bool or _argparse._is_tensor(dim) and \
+                    dim.numel() != 1:  # (torch's overloads take none of them)
+                _argparse.check("Tensor.squeeze", (dim,))
         return _ops.squeeze(self, dim)
 
     def expand(self, *sizes, size=None):
@@ -2242,12 +2268,16 @@ class Tensor(MathMethods, ReductionMethods, LinalgMethods, ShapeMethods, NNMetho
     def narrow(self, dim, start, length):
         return _ops.narrow(self, dim, start, length)
 
+    @_argparse.declared("Tensor.select")
     def select(self, dim, index):
         if dim.__class__ is not int or index.__class__ is not int:
             dim, index = _int_args("select", (("dim", dim), ("index", index)), 1)
         return _ops.select(self, dim, index)
 
+    @_argparse.declared("Tensor.unbind")
     def unbind(self, dim=0):
+        if dim.__class__ is not int:  # (a bool was read as a dim)
+            dim = _argparse.int_arg("unbind", "dim", dim, 1)
         return _ops.unbind(self, dim)
 
     def clone(self, *, memory_format=None):

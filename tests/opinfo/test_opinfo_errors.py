@@ -29,8 +29,6 @@ KNOWN = {
     ("bitwise_xor", "op"): "bitwise_xor(int, int) returns instead of TypeError",
     ("rsub", "op"): "rsub(int, ...) returns instead of TypeError",
     ("isclose", "op"): "isclose(int, ...): AttributeError / names 'other' instead of 'input'",
-    ("special.xlog1py", "op"): "special_xlog1py(int, int): single-overload message",
-    ("special.zeta", "op"): "special_zeta(int, int): single-overload message",
     ("hsplit", "op"): "hsplit(t, 'str'): Python comparison error instead of the parser's",
     ("hsplit", "method"): "Tensor.hsplit('str'): Python comparison error instead of the parser's",
     ("vsplit", "op"): "vsplit(t, 'str'): Python comparison error instead of the parser's",

@@ -251,5 +251,5 @@ def _chunked(func, leaves, spec, dims, size, out_dims, randomness, chunk_size, k
     out = broadcast_prefix(out_dims, out_spec)
     results = []
     for index, dim in enumerate(out):
-        results.append(cat([leaves_[index] for leaves_ in flat], dim))
+        results.append(cat([leaves_[index] for leaves_ in flat], dim=dim))  # (torch: by keyword)
     return unflatten(results, out_spec)

@@ -133,6 +133,7 @@ class MathExtraMethods:
                             eps=None if eps is None else float(eps))
 
     # -- torch's composites (leafgrad/_functions_composites.py) -------------------------------
+    @_argparse.declared("Tensor.diff")
     def diff(self, n=1, dim=-1, prepend=None, append=None):
         from .._functions_composites import diff
 
@@ -141,6 +142,7 @@ class MathExtraMethods:
 
         return diff(self, n, dim, prepend, append)
 
+    @_argparse.declared("Tensor.tensor_split")
     def tensor_split(self, indices_or_sections, dim=0):
         from .._functions_composites import tensor_split
 

@@ -9,12 +9,14 @@ from . import lazy_ops as _ops
 class NNMethods:
     __slots__ = ()
 
+    @_argparse.declared("Tensor.softmax")
     def softmax(self, dim, dtype=None):
         if dim.__class__ is not int:
             dim = _argparse.int_arg("softmax", "dim", dim, 1)
         source = self if dtype is None else self.to(_argparse.dtype_arg("softmax", dtype))
         return _ops.Softmax.apply(source, dim=_ops.wrap_dim(dim, self.ndim))
 
+    @_argparse.declared("Tensor.log_softmax")
     def log_softmax(self, dim, dtype=None):
         if dim.__class__ is not int:
             dim = _argparse.int_arg("log_softmax", "dim", dim, 1)

@@ -72,11 +72,13 @@ class ReductionMethods:
     def cumprod(self, dim, *, dtype=None):
         return _ops.cumprod(self, dim, dtype)
 
+    @_argparse.declared("Tensor.all")
     def all(self, dim=None, keepdim=False):
         if keepdim.__class__ is not bool:
             _argparse.keepdim("all", keepdim, _argparse.given(dim))
         return _ops.reduce_all(self, dim, keepdim)
 
+    @_argparse.declared("Tensor.any")
     def any(self, dim=None, keepdim=False):
         if keepdim.__class__ is not bool:
             _argparse.keepdim("any", keepdim, _argparse.given(dim))
@@ -123,6 +125,7 @@ class ReductionMethods:
     def msort(self):
         return _ops.msort(self)
 
+    @_argparse.declared("Tensor.topk")
     def topk(self, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - torch's name
         if k.__class__ is not int:
             k = _argparse.int_arg("topk", "k", k, 1, symint=True)
@@ -130,6 +133,8 @@ class ReductionMethods:
             largest = _argparse.bool_arg("topk", "largest", largest)
         if sorted.__class__ is not bool:
             sorted = _argparse.bool_arg("topk", "sorted", sorted)  # noqa: A001
+        if dim.__class__ is not int:  # (a bool was read as a dim)
+            dim = _argparse.int_arg("topk", "dim", dim, 2)
         return _ops.topk(self, k, dim, largest, sorted)
 
     @_argparse.parsed("Tensor.kthvalue", method=True)

@@ -19,6 +19,9 @@ class ShapeMethods:
     __slots__ = ()
 
     def split(self, split_size, dim=0):
+        if dim.__class__ is not int:  # (torch's Tensor.split passes it by position)
+            _argparse.check("split", (self, split_size, dim))
+            dim = _argparse.int_arg("split", "dim", dim, 3)
         return _ops.split(self, split_size, dim)
 
     def split_with_sizes(self, split_sizes, dim=0):
@@ -31,6 +34,7 @@ class ShapeMethods:
 
         return as_strided_scatter(self, src, size, stride, storage_offset)
 
+    @_argparse.declared("Tensor.chunk")
     def chunk(self, chunks, dim=0):
         if chunks.__class__ is not int:
             chunks = _argparse.int_arg("chunk", "chunks", chunks, 1)
@@ -56,6 +60,8 @@ class ShapeMethods:
         return _ops.movedim(self, source, destination)
 
     def unflatten(self, dim, sizes):
+        if dim.__class__ is not int:  # (torch's Python unflatten passes it by position)
+            dim = _argparse.int_arg("unflatten", "dim", dim, 1)
         return _ops.unflatten(self, dim, sizes)
 
     def as_strided(self, size, stride, storage_offset=None):
@@ -124,9 +130,13 @@ class ShapeMethods:
         size = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
         return _ops.broadcast_to(self, size)
 
+    @_argparse.declared("Tensor.index_select")
     def index_select(self, dim, index):
+        if dim.__class__ is not int:  # (a tensor of several elements failed in bool())
+            dim = _argparse.int_arg("index_select", "dim", dim, 1)
         return _ops.index_select(self, dim, index)
 
+    @_argparse.declared("Tensor.gather")
     def gather(self, dim, index, *, sparse_grad=False):
         # sparse_grad=True: torch's gradient is a sparse COO tensor; leafgrad's stays dense
         if sparse_grad.__class__ is not bool:
@@ -137,6 +147,8 @@ class ShapeMethods:
         if not isinstance(index, Tensor):
             raise TypeError(f"gather(): argument 'index' (position 2) must be Tensor, not "
                             f"{type(index).__name__}")
+        if dim.__class__ is not int:  # (a bool was read as a dim)
+            dim = _argparse.int_arg("gather", "dim", dim, 1)
         return _ops.gather(self, dim, index)
 
     def take_along_dim(self, indices, dim=None):

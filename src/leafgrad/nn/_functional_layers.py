@@ -22,7 +22,7 @@ from ..ops.conv import (ConvTranspose, _check_bool, _check_complex_types, _check
                         check_int_lists,
                         check_output_padding, check_real_with_complex_bias)
 from ..autograd.grad_mode import is_grad_enabled, no_grad
-from ..tensor import _wrap
+from ..tensor import _wrap, Tensor
 from ..ops import pool as _ops_pool
 from ._layer_ops import (AdaptiveMaxPool2d, ChannelShuffle, Col2Im, Im2Col,  # registered ops
                          MaxUnpool2d, PixelShuffle, PixelUnshuffle, _blocks)
@@ -324,7 +324,11 @@ def _bilinear(input1, input2, weight, bias=None):
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """``x / sqrt(mean(x^2 over the last dims) + eps) * weight`` (eps None: the dtype's
     machine epsilon), composed as ATen composes it."""
-    shape = tuple(normalized_shape)
+    if _argparse.plain_ints(normalized_shape):
+        shape = tuple(normalized_shape)
+    else:  # (torch's F passes it positionally to torch.rms_norm: its parser's error)
+        shape = _argparse.int_list("rms_norm", "normalized_shape", normalized_shape, 2,
+                                   sized=False)
     count = len(shape)
     if count == 0:
         raise RuntimeError(
@@ -369,6 +373,12 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
                 "Expected more than 1 spatial element when training, got input size "
                 f"torch.Size({list(input.shape)})"
             )
+    if any(value is not None and not isinstance(value, Tensor)
+           for value in (weight, bias, running_mean, running_var)):
+        _argparse.require_tensors(  # torch.instance_norm's parser, in its order
+            "instance_norm", ("input", input, 1, False), ("weight", weight, 2, True),
+            ("bias", bias, 3, True), ("running_mean", running_mean, 4, True),
+            ("running_var", running_var, 5, True))
     if use_input_stats.__class__ is not bool or momentum.__class__ is not float or \
             eps.__class__ is not float:  # torch.instance_norm's parser, after F's check
         use_input_stats, momentum, eps = _argparse.doubles(
@@ -769,6 +779,16 @@ def _alpha_noise(p, shape, dtype):
 _feature_noise.draws_random = _alpha_noise.draws_random = True  # replayed, never dropped
 
 
+def _train_flag(name: str, input, training, inplace) -> None:
+    """torch's F passes ``training`` positionally to its C function (feature_dropout,
+    alpha_dropout...): anything but a bool is that function's parser error, ``(position 3)``
+    even when F was given it by keyword."""
+    if training.__class__ is not bool:
+        name = name + "_" if inplace else name
+        _argparse.require_tensor(name, input)  # (torch's parser names the input first)
+        _argparse.bool_arg(name, "train", training, 3)
+
+
 def _feature_dropout(input, p, training, inplace, batched_dim):
     """unsqueeze an unbatched input, feature-dropout it, squeeze back (torch's F code)."""
     batched = input.dim() == batched_dim
@@ -790,6 +810,7 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
             "spatial dimension, a channel dimension, and an optional batch dimension "
             "(i.e. 2D or 3D inputs)."
         )
+    _train_flag("feature_dropout", input, training, inplace)
     return _feature_dropout(input, p, training, inplace, 3)
 
 
@@ -816,6 +837,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
             "channel-wise dropout behavior, please switch to using dropout1d instead.",
             stacklevel=2,
         )
+    _train_flag("feature_dropout", input, training, inplace)
     return _dropout_impl(input, p, training, inplace, feature=True, alpha=False)
 
 
@@ -832,6 +854,7 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
             "a channel dimension, and an optional batch dimension (i.e. 4D or 5D inputs).",
             stacklevel=2,
         )
+    _train_flag("feature_dropout", input, training, inplace)
     return _feature_dropout(input, p, training, inplace, 5)
 
 
@@ -839,10 +862,12 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Dropout for SELU networks: dropped elements take SELU's saturation value and the
     result keeps zero mean and unit variance."""
     _check_p(p)
+    _train_flag("alpha_dropout", input, training, inplace)
     return _dropout_impl(input, p, training, inplace, feature=False, alpha=True)
 
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Alpha dropout of whole channels."""
     _check_p(p)
+    _train_flag("feature_alpha_dropout", input, training, inplace)
     return _dropout_impl(input, p, training, inplace, feature=True, alpha=True)

@@ -418,12 +418,16 @@ def _index_type_error(input, argument: int, function: str) -> RuntimeError:
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
+    if padding_idx is not None:  # torch's Python asserts, first (weight.size(0) as F reads
+        # it: a weight that is not a tensor fails there as in torch)
+        if padding_idx > 0 and not padding_idx < weight.size(0):
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        if padding_idx < 0 and not padding_idx >= -weight.size(0):
+            raise AssertionError("Padding_idx must be within num_embeddings")
+    if not isinstance(weight, Tensor) or not isinstance(input, Tensor):
+        _argparse.require_tensors("embedding", ("weight", weight, 1, False),
+                                  ("indices", input, 2, False))
     indices = input._data
-    if padding_idx is not None:  # torch's Python asserts, first
-        if padding_idx > 0 and not padding_idx < weight.shape[0]:
-            raise AssertionError("Padding_idx must be within num_embeddings")
-        if padding_idx < 0 and not padding_idx >= -weight.shape[0]:
-            raise AssertionError("Padding_idx must be within num_embeddings")
     renorm = None if max_norm is None else _embedding_renorm_check(weight, input, max_norm,
                                                                      norm_type)
     if padding_idx is not None and padding_idx.__class__ is not int or \
@@ -544,8 +548,12 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 def _layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if eps.__class__ is not float:  # (torch.layer_norm's double, checked by its parser first)
         eps, = _argparse.doubles("layer_norm", ("eps", eps, 5, "float"))
-    normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(
-        normalized_shape)
+    if _argparse.plain_ints(normalized_shape):
+        normalized_shape = tuple(normalized_shape)
+    else:  # (torch's F passes it positionally to torch.layer_norm: its parser's error; an
+        # int[] without a size, so a lone int too)
+        normalized_shape = _argparse.int_list("layer_norm", "normalized_shape",
+                                              normalized_shape, 2, sized=False)
     count = len(normalized_shape)
     # ATen's _check_layer_norm_inputs, in its order; then the kernel's dtype check
     if not count:
@@ -668,7 +676,10 @@ def pad(input, pad, mode="constant", value=None):
 def _pad(input, pad, mode="constant", value=None):
     if value is not None and value.__class__ is not float and value.__class__ is not int:
         value, = _argparse.doubles("pad", ("value", value, 4, "float"))  # (torch's float?)
-    pad = tuple(int(p) for p in pad)
+    if _argparse.plain_ints(pad):
+        pad = tuple(pad)
+    else:  # (torch's F passes it positionally to torch._C._nn.pad: its parser's error)
+        pad = _argparse.int_list("pad", "pad", pad, 2, sized=False)
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
     if len(pad) // 2 > input.ndim:

@@ -31,6 +31,8 @@ def pad_sequence(sequences, batch_first: bool = False, padding_value: float = 0.
         if not isinstance(sequence, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
                             f"{type(sequence).__name__}")
+    if sequences[0].ndim == 0:  # (torch slices the first one's sizes past its first dim)
+        raise RuntimeError("ArrayRef: invalid slice, N = 1; size = 0")
     longest = max(s.size(0) for s in sequences)
     trailing = tuple(sequences[0].shape[1:])
     shape = (len(sequences), longest) if batch_first else (longest, len(sequences))
