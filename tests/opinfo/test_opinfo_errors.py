@@ -49,10 +49,6 @@ KNOWN = {
     ("gather", "op"): "out= that overlaps the index only once resized: torch resizes first",
     ("bernoulli", "op"): "bernoulli(out=) is not supported",
     ("complex", "op"): "complex(out=) is not supported",
-    ("dot", "op"): "dot(out=) of another dtype: leafgrad checks out's size before the dtypes",
-    ("dot", "method"): "dot(out=) of another dtype: leafgrad checks out's size before the dtypes",
-    ("vdot", "op"): "vdot(out=) of another dtype: leafgrad checks out's size before the dtypes",
-    ("vdot", "method"): "vdot(out=) of another dtype: leafgrad checks out's size first",
     # argument checks torch makes that leafgrad does not, or makes in another order
     ("gradient", "op"): "gradient with meta spacing: leafgrad's device message",
     ("nn.functional.adaptive_avg_pool2d", "op"): "output_size=() unchecked (IndexError)",
