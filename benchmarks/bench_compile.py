@@ -143,15 +143,7 @@ def model_step(lib, key: str, wrap):
     """mlp32's or digits' step with ``wrap`` applied to the model only (``lib.compile`` or
     ``torch.compile``; the identity for eager)."""
     if key == "mlp32_model":
-        x, labels, params = bench_train.mlp_data(32)
-        nn = lib.nn
-        model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(),
-                              nn.Linear(128, 10))
-        with lib.no_grad():
-            for p, value in zip(model.parameters(), params):
-                p.copy_(lib.tensor(value))
-        optimizer = lib.optim.SGD(model.parameters(), lr=bench_train.LR)
-        x, y = lib.tensor(x), lib.tensor(labels)
+        model, optimizer, x, y = bench_train.mlp_parts(lib, 32)
     else:
         sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                                         "examples"))

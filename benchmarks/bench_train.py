@@ -56,7 +56,8 @@ def mlp_data(batch: int, seed: int = 0):
     return x, labels, params
 
 
-def mlp_lib(lib, batch):
+def mlp_parts(lib, batch):
+    """The MLP with mlp_data's weights, its SGD optimizer, and the batch as tensors."""
     x, labels, params = mlp_data(batch)
     nn = lib.nn
     model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(),
@@ -65,7 +66,11 @@ def mlp_lib(lib, batch):
         for p, value in zip(model.parameters(), params):
             p.copy_(lib.tensor(value))
     optimizer = lib.optim.SGD(model.parameters(), lr=LR)
-    xt, yt = lib.tensor(x), lib.tensor(labels)
+    return model, optimizer, lib.tensor(x), lib.tensor(labels)
+
+
+def mlp_lib(lib, batch):
+    model, optimizer, xt, yt = mlp_parts(lib, batch)
     cross_entropy = lib.nn.functional.cross_entropy
 
     def step():
