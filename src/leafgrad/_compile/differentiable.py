@@ -14,9 +14,10 @@ builds no per-op graph, so the capture records the backward too, as torch's AOTA
   input of T2's graph ("saved"); the forward capture returns it as an extra result, never in a
   buffer its next replay would overwrite (``Value.escapes``).
 - a call replays the forward, then returns its results through one ``autograd.Function``,
-  ``CompiledFunction``: its node, ``CompiledFunctionBackward`` (torch's name), has an edge to
-  each input and parameter that received a gradient at capture; its backward replays T2's
-  code with the incoming gradients and the saved arrays. Saved inputs and parameters are kept
+  ``CompiledFunction``: its node, ``CompiledFunctionBackward`` (torch's name), has an edge per
+  input and per tensor from outside the call the forward reads (None for those that do not
+  require grad, as torch's node has one per graph input); its backward replays T2's code with
+  the incoming gradients and the saved arrays. Saved inputs and parameters are kept
   as tensors (``save_for_backward``), so an in-place change between the forward and the
   backward raises eager's error, and a second backward without ``retain_graph`` raises torch's
   "second time" error.
@@ -53,7 +54,7 @@ DOUBLE_BACKWARD = "torch.compile with aot_autograd does not currently support do
 class Backward:
     """One capture's backward: T2's replay and how a call's tensors feed it."""
 
-    __slots__ = ("entry", "template", "sources", "count", "grad_layouts", "edges", "diff_values",
+    __slots__ = ("entry", "template", "sources", "grad_layouts", "edges", "diff_values",
                  "saved_template")
 
     def __init__(self, entry, template, sources: list, grad_layouts: list, edges: list,
@@ -61,9 +62,8 @@ class Backward:
         self.entry = entry  # an api._Entry for T2's graph (its replay, lock, code)
         self.template = template  # T2's result: one item per edge (a Value, Live or None)
         self.sources = sources  # per saved input of T2: the forward's Value it stands for
-        self.count = len(grad_layouts)  # how many results have a gradient
         self.grad_layouts = grad_layouts  # (shape, strides, dtype) of each placeholder
-        self.edges = edges  # ("input", index) or ("external", tensor) per gradient returned
+        self.edges = edges  # ("input", index) or ("external", tensor): the node's edges
         self.diff_values = diff_values  # the forward's Values of the results, by output_nr
         self.saved_template = None  # per saved input of T2: a forward Value, or Live
 
@@ -71,7 +71,7 @@ class Backward:
 class _Call:
     """What one call's ``CompiledFunction.apply`` carries (not a tensor: it gets no edge)."""
 
-    __slots__ = ("backward", "outputs", "saved", "values", "tensors", "memo")
+    __slots__ = ("backward", "outputs", "values", "tensors", "memo")
 
     def __init__(self, backward: Backward, values: dict, tensors: list) -> None:
         self.backward = backward
@@ -79,7 +79,6 @@ class _Call:
         self.tensors = tensors  # the call's input tensors
         self.outputs = [values[v] for v in backward.diff_values]  # by output_nr
         self.memo: dict = {}  # Value -> the one Tensor over its array (see forward)
-        self.saved = None
 
 
 class CompiledFunction(Function):
