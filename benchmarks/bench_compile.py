@@ -156,16 +156,7 @@ def model_step(lib, key: str, wrap):
         x = lib.tensor(rng.random((32, 1, 8, 8)).astype(np.float32))
         y = lib.tensor(rng.integers(0, 10, 32))
     run = wrap(model)
-    cross_entropy = lib.nn.functional.cross_entropy
-
-    def step():
-        optimizer.zero_grad()
-        loss = cross_entropy(run(x), y)
-        loss.backward()
-        optimizer.step()
-        return loss
-
-    return step, run
+    return bench_train.cross_entropy_step(lib, run, optimizer, x, y), run
 
 
 # -- building the cases ---------------------------------------------------------------------------

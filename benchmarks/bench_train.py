@@ -69,18 +69,24 @@ def mlp_parts(lib, batch):
     return model, optimizer, lib.tensor(x), lib.tensor(labels)
 
 
-def mlp_lib(lib, batch):
-    model, optimizer, xt, yt = mlp_parts(lib, batch)
+def cross_entropy_step(lib, forward, optimizer, x, y):
+    """One training step on the batch (x, y): zero_grad, cross-entropy of ``forward(x)``,
+    backward, the optimizer's step; returns the loss."""
     cross_entropy = lib.nn.functional.cross_entropy
 
     def step():
         optimizer.zero_grad()
-        loss = cross_entropy(model(xt), yt)
+        loss = cross_entropy(forward(x), y)
         loss.backward()
         optimizer.step()
         return loss
 
     return step
+
+
+def mlp_lib(lib, batch):
+    model, optimizer, xt, yt = mlp_parts(lib, batch)
+    return cross_entropy_step(lib, model, optimizer, xt, yt)
 
 
 def mlp_numpy(batch):

@@ -38,6 +38,7 @@ import leafgrad
 from tests._torch import require_torch
 from tests.ops.test_create_graph_graphs import _graph
 from tests.test_left8_findings import _outcome
+from tests.test_left9_findings import _record
 
 torch = require_torch()
 
@@ -135,25 +136,6 @@ ACTIVATION_CASES = {
 }
 
 
-def _record(lib, make, arrays, chosen, dtype):
-    tensors = [lib.tensor(a, dtype=getattr(lib, dtype), requires_grad=i in chosen)
-               for i, a in enumerate(arrays)]
-    out = make(lib, *tensors)
-    firsts = lib.autograd.grad((out * out).sum(), [tensors[i] for i in chosen],
-                               create_graph=True, allow_unused=True)
-    record = {"first": [_graph(g) for g in firsts], "first bits": [_bits(g) for g in firsts]}
-    total = None
-    for g in firsts:
-        if g is not None and g.requires_grad:
-            total = (g * g).sum() if total is None else total + (g * g).sum()
-    if total is not None:
-        seconds = lib.autograd.grad(total, [tensors[i] for i in chosen], create_graph=True,
-                                    allow_unused=True)
-        record["second"] = [_graph(s) for s in seconds]
-        record["second bits"] = [_bits(s) for s in seconds]
-    return record
-
-
 RAISED = set()  # cases where torch raises (the same error checked)
 
 
@@ -170,8 +152,8 @@ def _check_graph_cases(cases, dtypes=("float64", "float32"), graphs_only=()):
         for dtype in dtypes:
             for mask in range(1, 2 ** len(arrays)):
                 chosen = [i for i in range(len(arrays)) if mask >> i & 1]
-                want = _outcome(lambda: _record(torch, make, arrays, chosen, dtype))
-                got = _outcome(lambda: _record(leafgrad, make, arrays, chosen, dtype))
+                want = _outcome(lambda: _record(torch, make, arrays, chosen, dtype, _graph, _bits))
+                got = _outcome(lambda: _record(leafgrad, make, arrays, chosen, dtype, _graph, _bits))
                 if name in graphs_only:
                     want, got = _without_bits(want), _without_bits(got)
                 assert got == want, (name, dtype, chosen)

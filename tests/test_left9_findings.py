@@ -119,13 +119,18 @@ def _inputs(case, name):
     return arrays
 
 
-def _record(lib, case, arrays, chosen, dtype):
+def _record(lib, make, arrays, chosen, dtype, describe=None, bits=None):
+    """First and second create_graph gradients of ``make``'s result: each one's graph, as
+    ``describe`` gives it (node names by default), and its bits (``bits``: this file's
+    ``_bits`` by default)."""
+    describe = _names if describe is None else describe
+    bits = _bits if bits is None else bits
     tensors = [lib.tensor(a, dtype=getattr(lib, dtype), requires_grad=i in chosen)
                for i, a in enumerate(arrays)]
-    out = case[0](lib, *tensors)
+    out = make(lib, *tensors)
     firsts = lib.autograd.grad((out * out).sum(), [tensors[i] for i in chosen],
                                create_graph=True, allow_unused=True)
-    record = {"first": [_names(g) for g in firsts], "first bits": [_bits(g) for g in firsts]}
+    record = {"first": [describe(g) for g in firsts], "first bits": [bits(g) for g in firsts]}
     total = None
     for g in firsts:
         if g is not None and g.requires_grad:
@@ -133,8 +138,8 @@ def _record(lib, case, arrays, chosen, dtype):
     if total is not None:
         seconds = lib.autograd.grad(total, [tensors[i] for i in chosen], create_graph=True,
                                     allow_unused=True)
-        record["second"] = [_names(s) for s in seconds]
-        record["second bits"] = [_bits(s) for s in seconds]
+        record["second"] = [describe(s) for s in seconds]
+        record["second bits"] = [bits(s) for s in seconds]
     return record
 
 
@@ -148,8 +153,8 @@ def test_create_graph_gradients_record_torchs_nodes():
                 chosen = [i for i in range(count) if mask >> i & 1]
                 if set(chosen) & NOT_DIFFERENTIABLE.get(name, set()):
                     continue
-                want = _record(torch, case, arrays, chosen, dtype)
-                got = _record(leafgrad, case, arrays, chosen, dtype)
+                want = _record(torch, case[0], arrays, chosen, dtype)
+                got = _record(leafgrad, case[0], arrays, chosen, dtype)
                 if name in NAMES_ONLY:
                     want = {k: v for k, v in want.items() if "bits" not in k}
                     got = {k: v for k, v in got.items() if "bits" not in k}
